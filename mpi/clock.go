@@ -1,0 +1,85 @@
+package mpi
+
+import "github.com/gompi/gompi/transport"
+
+// Activity is one of VACED-SIM's five communication activities (Table 2 of
+// the paper): the starting phases DS, RS (sender), DR, AS (receiver) and the
+// waiting phase WT.
+type Activity uint8
+
+const (
+	ActDS Activity = iota // send an eager DATA message
+	ActRS                 // send a rendezvous REQ message
+	ActDR                 // receive an eager DATA message found in the unexpected queue
+	ActAS                 // send an ACK for a REQ found in the unexpected queue
+	ActWT                 // the waiting phase (Algorithm 1; Algorithm 2 in virtual mode)
+)
+
+func (a Activity) String() string {
+	return [...]string{"DS", "RS", "DR", "AS", "WT"}[a]
+}
+
+// Clock receives the 12 event points of VACED-SIM Sect. 3.1.2 from the
+// protocol engine: the start and end of the simulation, and the start and
+// end of each activity. The engine calls it nowhere else. Real runs use
+// nopClock; virtual runs implement the update rules of Sect. 3.2 and the
+// virtual simulation of Sect. 4.
+//
+// The waiting activity is structured as Algorithm 2 whatever the clock: in
+// real mode Early always reports false, the early queue stays empty and the
+// loop is exactly Algorithm 1.
+type Clock interface {
+	// SimStart is E_Start, called when the rank begins; SimEnd is E_End,
+	// called when its function returns.
+	SimStart()
+	SimEnd()
+
+	// Begin is E_start of activity a (t_V += the computation burst since the
+	// last end event). End is E_end of DS, RS, DR or AS: size is the message
+	// size in bytes the activity copied (0 for REQ and ACK).
+	Begin(a Activity)
+	End(a Activity, size int)
+
+	// Stamp sets h.Arrival, the target arrival time t_a of a message sent now
+	// by DS, RS or AS (Eq. 3 with t_s = t_V).
+	Stamp(h *transport.Header)
+
+	// WaitStart is Algorithm 2 line 1 (and line 3 when done is true).
+	WaitStart(done bool)
+	// Early is line 13's test t_a(m) > t_V for a message not related to c.
+	Early(m *transport.Header) bool
+	// DueNow is line 6's test t_a(m) <= t_V for a message in the early queue.
+	DueNow(m *transport.Header) bool
+	// DueInWait is line 23's test t_a(m) <= A_WT_end[num].
+	DueInWait(m *transport.Header) bool
+	// Deal is Algorithm 3 for message m: it computes t_temp, stamps reply
+	// (the ACK answering a REQ, or the DATA answering an ACK; nil for DATA)
+	// and, for ACK or DATA related to c, sets A_WT_end[num]. dataSize is the
+	// size of the DATA that m answers or carries.
+	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int)
+	// WaitEnd is E_end of WT: num++ and t_V = A_WT_end[num-1].
+	WaitEnd()
+
+	// Now is the rank's current time for Wtime: virtual seconds in virtual
+	// mode. ok is false in real mode (Wtime then reads the host clock).
+	Now() (t float64, ok bool)
+	// Elapse adds d seconds of computation without using the host CPU.
+	Elapse(d float64)
+}
+
+// nopClock is the real-mode clock: every event point is free.
+type nopClock struct{}
+
+func (nopClock) SimStart()                                         {}
+func (nopClock) SimEnd()                                           {}
+func (nopClock) Begin(Activity)                                    {}
+func (nopClock) End(Activity, int)                                 {}
+func (nopClock) Stamp(*transport.Header)                           {}
+func (nopClock) WaitStart(bool)                                    {}
+func (nopClock) Early(*transport.Header) bool                      { return false }
+func (nopClock) DueNow(*transport.Header) bool                     { return true }
+func (nopClock) DueInWait(*transport.Header) bool                  { return true }
+func (nopClock) Deal(*transport.Header, bool, *transport.Header, int) {}
+func (nopClock) WaitEnd()                                          {}
+func (nopClock) Now() (float64, bool)                              { return 0, false }
+func (nopClock) Elapse(float64)                                    {}

@@ -1,0 +1,314 @@
+package mpi
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sort"
+	"time"
+)
+
+// Comm is a communicator (MPI_Comm) as held by one rank: a group, the rank's
+// place in it, and a context id that keeps its traffic apart from every
+// other communicator's. Each rank has its own *Comm values; use a Comm only
+// from the goroutine of the rank it belongs to (MPI_THREAD_FUNNELED). A nil
+// *Comm is MPI_COMM_NULL.
+type Comm struct {
+	r     *rank
+	ctx   uint32 // point-to-point context; ctx+1 is the collective context
+	group *Group
+	rank  int
+	freed bool
+	world bool
+}
+
+// Rank is the calling rank's rank in the communicator (MPI_Comm_rank).
+func (c *Comm) Rank() int { return c.rank }
+
+// Size is the number of ranks in the communicator (MPI_Comm_size).
+func (c *Comm) Size() int { return c.group.n }
+
+// Group returns the communicator's group (MPI_Comm_group).
+func (c *Comm) Group() *Group {
+	g := *c.group
+	g.me = int32(c.r.id)
+	return &g
+}
+
+// WorldRank is the world rank of rank i of this communicator.
+func (c *Comm) WorldRank(i int) int { return c.group.worldRank(i) }
+
+func (c *Comm) rankOfWorld(w int) int {
+	if c == nil {
+		return w
+	}
+	return c.group.rankOf(w)
+}
+
+// Wtime is the rank's clock in seconds (MPI_Wtime): virtual time in a
+// virtual run, host time since the job started otherwise. Applications must
+// time themselves with it, not time.Now, so that predictions report
+// predicted times.
+func (c *Comm) Wtime() float64 {
+	if t, ok := c.r.clock.Now(); ok {
+		return t
+	}
+	return time.Since(c.r.w.start).Seconds()
+}
+
+// Wtick is the resolution of Wtime in seconds.
+func (c *Comm) Wtick() float64 { return 1e-9 }
+
+// Elapse accounts d of computation on this rank without doing it (mu-pi's
+// MPI_Elapse_time, for skeleton programs). In a virtual run it advances the
+// rank's virtual clock by d and costs no host CPU; in a real run it sleeps
+// for d.
+func (c *Comm) Elapse(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	if c.r.virtual {
+		c.r.clock.Elapse(d.Seconds())
+		return
+	}
+	time.Sleep(d)
+}
+
+// Abort ends the whole job with the given exit code (MPI_Abort). It does not
+// return. In an in-process world the other ranks leave their next MPI call
+// and Run returns an *AbortError.
+func (c *Comm) Abort(code int) {
+	r := c.r
+	r.w.fail(&AbortError{Rank: r.id, Code: code})
+	r.checkAbort()
+}
+
+func (c *Comm) check() error {
+	if c == nil {
+		return errorf(ClassComm, "null communicator")
+	}
+	if c.freed {
+		return errorf(ClassComm, "communicator was freed")
+	}
+	return nil
+}
+
+// Compare compares two communicators (MPI_Comm_compare): Ident for the same
+// communicator, Congruent for the same group in the same order, Similar for
+// the same members in another order, Unequal otherwise.
+func (c *Comm) Compare(o *Comm) (Comparison, error) {
+	if err := c.check(); err != nil {
+		return Unequal, err
+	}
+	if err := o.check(); err != nil {
+		return Unequal, err
+	}
+	if c.ctx == o.ctx && c.r == o.r {
+		return Ident, nil
+	}
+	switch c.group.Compare(o.group) {
+	case Ident:
+		return Congruent, nil
+	case Similar:
+		return Similar, nil
+	}
+	return Unequal, nil
+}
+
+// Free releases the communicator (MPI_Comm_free). The world communicator
+// cannot be freed.
+func (c *Comm) Free() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.world {
+		return errorf(ClassComm, "the world communicator cannot be freed")
+	}
+	c.r.ctxUsed.clear(int(c.ctx / 2))
+	c.freed = true
+	return nil
+}
+
+// Dup duplicates the communicator with a new context (MPI_Comm_dup).
+// Collective over c.
+func (c *Comm) Dup() (*Comm, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	id, err := c.agreeContext()
+	if err != nil {
+		return nil, err
+	}
+	return &Comm{r: c.r, ctx: uint32(id) * 2, group: c.group, rank: c.rank}, nil
+}
+
+// Create makes a communicator of the members of g, which must be a subset
+// of c's group and the same on every rank of c (MPI_Comm_create). Collective
+// over c; ranks not in g get nil.
+func (c *Comm) Create(g *Group) (*Comm, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, errorf(ClassGroup, "Create: nil group")
+	}
+	for i := 0; i < g.n; i++ {
+		if c.group.rankOf(g.worldRank(i)) == Undefined {
+			return nil, errorf(ClassGroup, "Create: group member %d (world rank %d) is not in the communicator", i, g.worldRank(i))
+		}
+	}
+	id, err := c.agreeContext()
+	if err != nil {
+		return nil, err
+	}
+	me := g.rankOf(c.r.id)
+	if me == Undefined {
+		c.r.ctxUsed.clear(id)
+		return nil, nil
+	}
+	ng := g
+	if g.ranks != nil {
+		ng = newGroup(g.ranks, int32(c.r.id))
+	}
+	return &Comm{r: c.r, ctx: uint32(id) * 2, group: ng, rank: me}, nil
+}
+
+// Split partitions c by color; within a color ranks are ordered by key, ties
+// broken by rank in c (MPI_Comm_split). A rank passing Undefined as color
+// gets nil. Collective over c.
+func (c *Comm) Split(color, key int) (*Comm, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if color < 0 && color != Undefined {
+		return nil, errorf(ClassArg, "Split: color %d must be non-negative or Undefined", color)
+	}
+	// Rank 0 of c gathers every (color, key), orders each color's members
+	// and sends every rank its new group; then all agree on a context id.
+	// Each rank ends with only its own group: memory O(new size), as in MPI.
+	var mine [8]byte
+	binary.LittleEndian.PutUint32(mine[0:], uint32(int32(color)))
+	binary.LittleEndian.PutUint32(mine[4:], uint32(int32(key)))
+	all, err := c.gatherBytes(mine[:], tagSplit)
+	if err != nil {
+		return nil, err
+	}
+	var members []byte
+	if c.rank == 0 {
+		members, err = c.splitRoot(all)
+	} else {
+		members, err = c.recvAlloc(0, tagSplit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	id, err := c.agreeContext()
+	if err != nil {
+		return nil, err
+	}
+	if color == Undefined {
+		c.r.ctxUsed.clear(id)
+		return nil, nil
+	}
+	ranks := make([]int32, len(members)/4)
+	me := -1
+	for i := range ranks {
+		w := int32(binary.LittleEndian.Uint32(members[4*i:]))
+		ranks[i] = w
+		if int(w) == c.r.id {
+			me = i
+		}
+	}
+	if me < 0 {
+		return nil, errorf(ClassIntern, "Split: rank missing from its own group")
+	}
+	return &Comm{r: c.r, ctx: uint32(id) * 2, group: newGroup(ranks, int32(c.r.id)), rank: me}, nil
+}
+
+// splitRoot orders the members of each color and sends every rank the world
+// ranks of its new group; it returns rank 0's own.
+func (c *Comm) splitRoot(all []byte) ([]byte, error) {
+	n := c.Size()
+	type ent struct{ color, key, rank int32 }
+	ents := make([]ent, n)
+	for i := range ents {
+		ents[i] = ent{
+			int32(binary.LittleEndian.Uint32(all[8*i:])),
+			int32(binary.LittleEndian.Uint32(all[8*i+4:])),
+			int32(i),
+		}
+	}
+	sort.SliceStable(ents, func(i, j int) bool {
+		a, b := ents[i], ents[j]
+		if a.color != b.color {
+			return a.color < b.color
+		}
+		if a.key != b.key {
+			return a.key < b.key
+		}
+		return a.rank < b.rank
+	})
+	var mine []byte
+	var reqs []*Request
+	for lo := 0; lo < n; {
+		hi := lo
+		for hi < n && ents[hi].color == ents[lo].color {
+			hi++
+		}
+		var enc []byte
+		if ents[lo].color != Undefined {
+			enc = make([]byte, 4*(hi-lo))
+			for i := lo; i < hi; i++ {
+				binary.LittleEndian.PutUint32(enc[4*(i-lo):], uint32(c.group.worldRank(int(ents[i].rank))))
+			}
+		}
+		for i := lo; i < hi; i++ {
+			if ents[i].rank == 0 {
+				mine = enc
+				continue
+			}
+			reqs = append(reqs, c.r.isend(c, enc, c.group.worldRank(int(ents[i].rank)), tagSplit, c.ctx+1, false))
+		}
+		lo = hi
+	}
+	if _, err := Waitall(reqs); err != nil {
+		return nil, err
+	}
+	return mine, nil
+}
+
+// --- context ids -------------------------------------------------------
+
+// ctxMask records which context ids a rank uses. 2048 ids, as MPICH has
+// about as many; id k gives point-to-point context 2k and collective 2k+1.
+const ctxWords = 32
+
+type ctxMask [ctxWords]uint64
+
+func (m *ctxMask) set(id int)   { m[id/64] |= 1 << (id % 64) }
+func (m *ctxMask) clear(id int) { m[id/64] &^= 1 << (id % 64) }
+
+// agreeContext finds the lowest context id free on every rank of c (an
+// all-reduce of the free masks with bitwise and, as MPICH does) and marks it
+// used. Collective over c.
+func (c *Comm) agreeContext() (int, error) {
+	buf := make([]byte, 8*ctxWords)
+	for i, w := range c.r.ctxUsed {
+		binary.LittleEndian.PutUint64(buf[8*i:], ^w)
+	}
+	err := c.allreduceBytes(buf, tagContext, func(acc, in []byte) {
+		for i := range acc {
+			acc[i] &= in[i]
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	for i := 0; i < ctxWords; i++ {
+		if w := binary.LittleEndian.Uint64(buf[8*i:]); w != 0 {
+			id := 64*i + bits.TrailingZeros64(w)
+			c.r.ctxUsed.set(id)
+			return id, nil
+		}
+	}
+	return 0, errorf(ClassOther, "out of communicator context ids (%d in use)", 64*ctxWords)
+}

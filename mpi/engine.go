@@ -1,0 +1,286 @@
+package mpi
+
+import (
+	"sync/atomic"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// This file is the protocol engine: the starting phases of sends and
+// receives (activities DS, RS, DR, AS) and message dispatch. The waiting
+// phase is in progress.go. Everything here runs on the rank's own goroutine;
+// the only state touched from elsewhere is Request.done (set when a borrowed
+// rendezvous payload is released) and the inbox.
+
+type reqKind uint8
+
+const (
+	reqSend reqKind = iota + 1
+	reqRecv
+)
+
+// Request is a nonblocking operation in progress (MPI_Request). A nil
+// *Request is MPI_REQUEST_NULL: Wait and Test on it complete at once with an
+// empty status.
+type Request struct {
+	r    *rank
+	comm *Comm
+	kind reqKind
+	id   uint64
+	buf  []byte
+	ctx  uint32
+	peer int32 // world rank of the destination or source; AnySource; ProcNull
+	tag  int32
+	sync bool
+
+	done     atomic.Bool
+	matched  bool   // receive: matched a REQ, DATA still to come
+	posted   bool   // receive: sits in the posted queue
+	waitMark uint64 // equals rank.waitEpoch while this request is being waited on
+	status   Status
+	err      error
+	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
+}
+
+func (q *Request) complete() { q.done.Store(true) }
+
+// matches reports whether a receive request accepts a message header.
+func (q *Request) matches(h *transport.Header) bool {
+	return q.ctx == h.Context &&
+		(q.peer == AnySource || q.peer == h.Src) &&
+		(q.tag == AnyTag || q.tag == h.Tag)
+}
+
+// isend is the starting phase of a send: DS (eager) or RS (rendezvous).
+// dst is a world rank or ProcNull.
+func (r *rank) isend(c *Comm, buf []byte, dst int, tag int, ctx uint32, sync bool) *Request {
+	q := &Request{r: r, comm: c, kind: reqSend, buf: buf, ctx: ctx, peer: int32(dst), tag: int32(tag), sync: sync}
+	if dst == ProcNull {
+		q.status = Status{Source: ProcNull, Tag: AnyTag}
+		q.complete()
+		return q
+	}
+	r.nextID++
+	q.id = r.nextID
+	f := &transport.Frame{Header: transport.Header{
+		Context: ctx, Src: int32(r.id), Dst: int32(dst), Tag: int32(tag),
+		SendID: q.id, Size: int64(len(buf)),
+	}}
+	r.stats.sent++
+	r.stats.sentBytes += int64(len(buf))
+	if !sync && len(buf) <= r.eagerLimit {
+		r.clock.Begin(ActDS)
+		f.Kind = transport.Data
+		if len(buf) > 0 {
+			f.Payload = make([]byte, len(buf))
+			copy(f.Payload, buf)
+		}
+		r.clock.Stamp(&f.Header)
+		q.err = r.send(f)
+		r.clock.End(ActDS, len(buf))
+		q.complete()
+		return q
+	}
+	r.clock.Begin(ActRS)
+	f.Kind = transport.Req
+	if sync {
+		f.Flags |= transport.FlagSync
+	}
+	r.clock.Stamp(&f.Header)
+	r.sends[q.id] = q
+	if err := r.send(f); err != nil {
+		delete(r.sends, q.id)
+		q.err = err
+		q.complete()
+	}
+	r.clock.End(ActRS, 0)
+	return q
+}
+
+// irecv is the starting phase of a receive: DR when an eager DATA waits in
+// the unexpected queue, AS when a REQ does, otherwise the request is posted.
+// src is a world rank, AnySource or ProcNull.
+func (r *rank) irecv(c *Comm, buf []byte, src int, tag int, ctx uint32) *Request {
+	q := &Request{r: r, comm: c, kind: reqRecv, buf: buf, ctx: ctx, peer: int32(src), tag: int32(tag)}
+	if src == ProcNull {
+		q.status = Status{Source: ProcNull, Tag: AnyTag}
+		q.complete()
+		return q
+	}
+	r.nextID++
+	q.id = r.nextID
+	for i, f := range r.unexpected {
+		if !q.matches(&f.Header) {
+			continue
+		}
+		r.unexpected = removeFrame(r.unexpected, i)
+		if f.Kind == transport.Data {
+			r.clock.Begin(ActDR)
+			r.copyOut(q, f)
+			r.clock.End(ActDR, len(f.Payload))
+		} else {
+			r.clock.Begin(ActAS)
+			ack := r.ackFor(q, f)
+			r.clock.Stamp(&ack.Header)
+			r.sendReply(q, ack)
+			r.clock.End(ActAS, 0)
+		}
+		return q
+	}
+	q.posted = true
+	r.posted = append(r.posted, q)
+	return q
+}
+
+// send hands a frame to the transports, turning a failure into an MPI error.
+func (r *rank) send(f *transport.Frame) error {
+	if err := r.out.Send(f); err != nil {
+		f.Release()
+		return &Error{Class: ClassOther, Msg: "send to rank " + itoa(int(f.Dst)) + " failed", Err: err}
+	}
+	return nil
+}
+
+// ackFor matches receive q with REQ f and builds the ACK that answers it.
+func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
+	q.matched = true
+	q.status.Source = q.comm.rankOfWorld(int(f.Src))
+	q.status.Tag = int(f.Tag)
+	r.recvs[q.id] = q
+	return &transport.Frame{Header: transport.Header{
+		Kind: transport.Ack, Context: f.Context, Src: int32(r.id), Dst: f.Src, Tag: f.Tag,
+		SendID: f.SendID, RecvID: q.id, Size: f.Size,
+	}}
+}
+
+// sendReply sends an ACK for receive q; a failure completes q with the error.
+func (r *rank) sendReply(q *Request, ack *transport.Frame) {
+	if err := r.send(ack); err != nil {
+		delete(r.recvs, q.id)
+		q.err = err
+		q.complete()
+	}
+}
+
+// dataFor builds the rendezvous DATA answering ACK f for send q. The payload
+// is borrowed from the user's buffer: the receiver copies straight out of it
+// and its Release completes q.
+func (r *rank) dataFor(q *Request, f *transport.Frame) *transport.Frame {
+	d := &transport.Frame{Header: transport.Header{
+		Kind: transport.Data, Flags: transport.FlagRendezvous, Context: q.ctx,
+		Src: int32(r.id), Dst: f.Src, Tag: q.tag, SendID: q.id, RecvID: f.RecvID,
+		Size: int64(len(q.buf)),
+	}}
+	if len(q.buf) > 0 {
+		d.Payload = q.buf
+		inbox := r.inbox
+		d.Borrow(func() {
+			q.complete()
+			inbox.Kick()
+		})
+	}
+	return d
+}
+
+// copyOut completes receive q with DATA frame f: it copies what fits,
+// reports truncation, and releases the frame.
+func (r *rank) copyOut(q *Request, f *transport.Frame) {
+	n := copy(q.buf, f.Payload)
+	q.status.Source = q.comm.rankOfWorld(int(f.Src))
+	q.status.Tag = int(f.Tag)
+	q.status.Bytes = n
+	if int64(len(q.buf)) < f.Size {
+		q.err = errorf(ClassTruncate, "message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer",
+			f.Size, q.status.Source, f.Tag, len(q.buf))
+	}
+	q.status.Err = q.err
+	f.Release()
+	r.stats.recvd++
+	r.stats.recvdBytes += int64(n)
+	q.complete()
+}
+
+// target finds the operation frame f belongs to: the first matching posted
+// receive for eager DATA and REQ, the send for an ACK, the matched receive for
+// a rendezvous DATA. It returns nil when the operation has not started (the
+// frame belongs in the unexpected queue). idx is the posted-queue index.
+func (r *rank) target(f *transport.Frame) (q *Request, idx int) {
+	switch {
+	case f.Kind == transport.Ack:
+		return r.sends[f.SendID], -1
+	case f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0:
+		return r.recvs[f.RecvID], -1
+	}
+	for i, p := range r.posted {
+		if p.matches(&f.Header) {
+			return p, i
+		}
+	}
+	return nil, -1
+}
+
+// deal handles frame f for its started operation q: Algorithm 1 lines 4-10
+// (Algorithm 3 in virtual mode). related says whether q is one of the
+// requests the current waiting phase waits for.
+func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
+	switch f.Kind {
+	case transport.Req: // send the ACK
+		r.unpost(q, idx)
+		ack := r.ackFor(q, f)
+		r.clock.Deal(&f.Header, related, &ack.Header, int(f.Size))
+		r.sendReply(q, ack)
+	case transport.Ack: // send the DATA
+		delete(r.sends, f.SendID)
+		d := r.dataFor(q, f)
+		r.clock.Deal(&f.Header, related, &d.Header, len(q.buf))
+		if err := r.send(d); err != nil {
+			q.err = err
+			q.complete()
+		} else if len(q.buf) == 0 {
+			q.complete()
+		}
+	case transport.Data: // receive the DATA
+		if f.Flags&transport.FlagRendezvous != 0 {
+			delete(r.recvs, f.RecvID)
+		} else {
+			r.unpost(q, idx)
+		}
+		r.clock.Deal(&f.Header, related, nil, int(f.Size))
+		r.copyOut(q, f)
+	}
+}
+
+func (r *rank) unpost(q *Request, idx int) {
+	if idx < 0 || idx >= len(r.posted) || r.posted[idx] != q {
+		idx = -1
+		for i, p := range r.posted {
+			if p == q {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			return
+		}
+	}
+	copy(r.posted[idx:], r.posted[idx+1:])
+	r.posted[len(r.posted)-1] = nil
+	r.posted = r.posted[:len(r.posted)-1]
+	q.posted = false
+}
+
+func removeFrame(s []*transport.Frame, i int) []*transport.Frame {
+	copy(s[i:], s[i+1:])
+	s[len(s)-1] = nil
+	return s[:len(s)-1]
+}
+
+func itoa(i int) string {
+	if i < 0 {
+		return "-" + itoa(-i)
+	}
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

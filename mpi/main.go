@@ -1,0 +1,30 @@
+package mpi
+
+import (
+	"fmt"
+	"os"
+)
+
+// launcher, when set, builds this process's part of a launched job from the
+// environment gompirun provides. The launcher wiring registers it.
+var launcher func(fn func(c *Comm) error) (handled bool, exit int)
+
+// Main is the entry point of an MPI program: it calls fn once for every rank
+// this process hosts, each in its own goroutine with that rank's world
+// communicator, and exits the process when all have returned. Run under
+// gompirun it joins the job gompirun started; run directly it is a world of
+// size 1 (MPI's singleton init). A rank whose fn returns an error makes the
+// process exit with status 1 after printing the error.
+func Main(fn func(c *Comm) error) {
+	if launcher != nil {
+		if handled, code := launcher(fn); handled {
+			os.Exit(code)
+		}
+	}
+	err := Run(1, fn)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
+		os.Exit(exitCodeFor(err))
+	}
+	os.Exit(0)
+}

@@ -1,0 +1,211 @@
+package mpi
+
+// The typed point-to-point API. Buffers are slices of any Numeric type and
+// travel as their bytes; counts are element counts of the slice given.
+
+// peer validates a destination or source rank of c and returns its world
+// rank (or ProcNull / AnySource unchanged).
+func (c *Comm) peer(p int, anyOK bool, what string) (int, error) {
+	switch {
+	case p == ProcNull:
+		return ProcNull, nil
+	case p == AnySource && anyOK:
+		return AnySource, nil
+	case p < 0 || p >= c.group.n:
+		return 0, errorf(ClassRank, "%s rank %d out of range [0,%d)", what, p, c.group.n)
+	}
+	return c.group.worldRank(p), nil
+}
+
+func checkTag(tag int, anyOK bool) error {
+	if tag == AnyTag && anyOK {
+		return nil
+	}
+	if tag < 0 || tag > TagUB {
+		return errorf(ClassTag, "tag %d out of range [0,%d]", tag, TagUB)
+	}
+	return nil
+}
+
+func (c *Comm) startSend(buf []byte, dest, tag int, sync bool) (*Request, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	c.r.checkAbort()
+	d, err := c.peer(dest, false, "destination")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTag(tag, false); err != nil {
+		return nil, err
+	}
+	return c.r.isend(c, buf, d, tag, c.ctx, sync), nil
+}
+
+func (c *Comm) startRecv(buf []byte, source, tag int) (*Request, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	c.r.checkAbort()
+	s, err := c.peer(source, true, "source")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTag(tag, true); err != nil {
+		return nil, err
+	}
+	if s == AnySource || tag == AnyTag {
+		c.r.stats.temporal++
+	}
+	return c.r.irecv(c, buf, s, tag, c.ctx), nil
+}
+
+// Isend starts a standard-mode send of buf to rank dest (MPI_Isend). buf
+// must not be modified until the request completes.
+func Isend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	return c.startSend(asBytes(buf), dest, tag, false)
+}
+
+// Issend starts a synchronous send: it completes only once the receiver has
+// matched it (MPI_Issend).
+func Issend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	return c.startSend(asBytes(buf), dest, tag, true)
+}
+
+// Irecv starts a receive into buf from rank source (or AnySource) with tag
+// (or AnyTag) (MPI_Irecv).
+func Irecv[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
+	return c.startRecv(asBytes(buf), source, tag)
+}
+
+// Send sends buf to rank dest (MPI_Send). Small messages return at once
+// (eager); large ones once the receiver has taken the data (rendezvous).
+func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
+	q, err := c.startSend(asBytes(buf), dest, tag, false)
+	if err != nil {
+		return err
+	}
+	_, err = q.Wait()
+	return err
+}
+
+// Ssend sends buf and returns only once the receiver has matched it
+// (MPI_Ssend).
+func Ssend[T Numeric](c *Comm, buf []T, dest, tag int) error {
+	q, err := c.startSend(asBytes(buf), dest, tag, true)
+	if err != nil {
+		return err
+	}
+	_, err = q.Wait()
+	return err
+}
+
+// Recv receives into buf (MPI_Recv). A message longer than buf fills buf
+// and returns an ErrTruncate error; the status says what arrived.
+func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
+	q, err := c.startRecv(asBytes(buf), source, tag)
+	if err != nil {
+		return Status{}, err
+	}
+	return q.Wait()
+}
+
+// Sendrecv sends sendbuf to dest and receives into recvbuf from source in
+// one call, without deadlock whatever the peers do (MPI_Sendrecv).
+func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, source, recvtag int) (Status, error) {
+	rq, err := c.startRecv(asBytes(recvbuf), source, recvtag)
+	if err != nil {
+		return Status{}, err
+	}
+	sq, err := c.startSend(asBytes(sendbuf), dest, sendtag, false)
+	if err != nil {
+		_ = rq.Cancel()
+		_, _ = rq.Wait()
+		return Status{}, err
+	}
+	st, err := Waitall([]*Request{rq, sq})
+	if err != nil {
+		if st[0].Err != nil {
+			return st[0], st[0].Err
+		}
+		return st[0], st[1].Err
+	}
+	return st[0], nil
+}
+
+// SendrecvReplace sends buf to dest and replaces its contents with the
+// message received from source (MPI_Sendrecv_replace).
+func SendrecvReplace[T Numeric](c *Comm, buf []T, dest, sendtag, source, recvtag int) (Status, error) {
+	tmp := make([]T, len(buf))
+	copy(tmp, buf)
+	st, err := Sendrecv(c, tmp, dest, sendtag, buf, source, recvtag)
+	return st, err
+}
+
+// Probe blocks until a message from source with tag can be received and
+// returns its status without receiving it (MPI_Probe). Status.Bytes is the
+// message size.
+func (c *Comm) Probe(source, tag int) (Status, error) {
+	if err := c.check(); err != nil {
+		return Status{}, err
+	}
+	s, err := c.peer(source, true, "source")
+	if err != nil {
+		return Status{}, err
+	}
+	if err := checkTag(tag, true); err != nil {
+		return Status{}, err
+	}
+	if s == ProcNull {
+		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	return c.probeCtx(s, tag, c.ctx, true)
+}
+
+// Iprobe reports whether a message from source with tag can be received
+// now, and its status if so (MPI_Iprobe).
+func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
+	if err := c.check(); err != nil {
+		return false, Status{}, err
+	}
+	s, err := c.peer(source, true, "source")
+	if err != nil {
+		return false, Status{}, err
+	}
+	if err := checkTag(tag, true); err != nil {
+		return false, Status{}, err
+	}
+	if s == ProcNull {
+		return true, Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	c.r.stats.temporal++
+	st, err := c.probeCtx(s, tag, c.ctx, false)
+	if err != nil {
+		return false, st, err
+	}
+	return st.Source != ProcNull, st, nil
+}
+
+// probeCtx looks for an unexpected message matching (world source, tag) on
+// context ctx, progressing until one arrives (block) or the inbox is empty.
+// Without a match it returns Source ProcNull.
+func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
+	r := c.r
+	pattern := &Request{ctx: ctx, peer: int32(src), tag: int32(tag)}
+	var st Status
+	found := func() bool {
+		for _, f := range r.unexpected {
+			if pattern.matches(&f.Header) {
+				st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
+				return true
+			}
+		}
+		return false
+	}
+	r.waitEpoch++
+	r.waitPhase(found, block, "Probe")
+	if !found() {
+		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	return st, nil
+}

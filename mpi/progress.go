@@ -1,0 +1,415 @@
+package mpi
+
+import (
+	"github.com/gompi/gompi/transport"
+)
+
+// waitPhase is the waiting activity A_WT. It takes frames from the inbox in
+// arrival order and deals with them until done reports true (or, when block
+// is false, until the inbox is empty). Its shape is Algorithm 2 of the
+// paper; with the real-mode clock Early is always false, so the early queue
+// stays empty and this is exactly Algorithm 1.
+//
+// Requests being waited for carry waitMark == r.waitEpoch; a frame is
+// "related to c" when the operation it belongs to is one of them.
+func (r *rank) waitPhase(done func() bool, block bool, where string) {
+	r.checkAbort()
+	clk := r.clock
+	clk.Begin(ActWT)
+	finished := done()
+	clk.WaitStart(finished) // line 1 (and line 3)
+	if !finished {
+		if len(r.early) > 0 { // lines 5-10
+			r.drainEarly(func(f *transport.Frame, related bool) bool {
+				return related || clk.DueNow(&f.Header)
+			})
+		}
+		for !done() { // lines 11-20
+			f := r.inbox.Next()
+			if f == nil {
+				if !block {
+					break
+				}
+				r.park(done, where)
+				continue
+			}
+			r.dispatch(f)
+		}
+	}
+	if len(r.early) > 0 { // lines 22-27
+		r.drainEarly(func(f *transport.Frame, _ bool) bool { return clk.DueInWait(&f.Header) })
+	}
+	clk.WaitEnd() // line 28 and E_end^WT
+}
+
+// dispatch is one step of the loop: lines 13-19 of Algorithm 2.
+func (r *rank) dispatch(f *transport.Frame) {
+	if f.Kind == transport.Ctrl {
+		r.w.control(r, f)
+		return
+	}
+	q, idx := r.target(f)
+	related := q != nil && q.waitMark == r.waitEpoch
+	if r.virtual && !related && r.clock.Early(&f.Header) {
+		r.early = append(r.early, f)
+		return
+	}
+	if q == nil {
+		if f.Kind == transport.Ack || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0 {
+			// An answer to an operation this rank never started: a peer bug
+			// or a corrupt frame. Drop it rather than corrupt state.
+			r.stats.dropped++
+			f.Release()
+			return
+		}
+		r.unexpected = append(r.unexpected, f)
+		return
+	}
+	r.deal(f, q, idx, related)
+}
+
+// drainEarly deals with the early-queue frames for which take reports true,
+// in queue order, and keeps the rest. A frame whose operation has not
+// started moves to the unexpected queue.
+func (r *rank) drainEarly(take func(f *transport.Frame, related bool) bool) {
+	kept := r.early[:0]
+	pending := r.early
+	r.early = nil
+	for _, f := range pending {
+		q, idx := r.target(f)
+		related := q != nil && q.waitMark == r.waitEpoch
+		if !take(f, related) {
+			kept = append(kept, f)
+			continue
+		}
+		if q == nil {
+			r.unexpected = append(r.unexpected, f)
+			continue
+		}
+		r.deal(f, q, idx, related)
+	}
+	for i := len(kept); i < len(pending); i++ {
+		pending[i] = nil
+	}
+	r.early = append(kept, r.early...)
+}
+
+// park blocks until a frame arrives or done may have become true. where
+// describes the blocked call for deadlock reports.
+func (r *rank) park(done func() bool, where string) {
+	r.blockedIn.Store(&where)
+	r.inbox.Park(func() bool { return done() || r.w.aborted.Load() })
+	r.blockedIn.Store(nil)
+	r.checkAbort()
+}
+
+// --- Wait / Test family -------------------------------------------------
+
+func (r *rank) mark(q *Request) {
+	if q != nil {
+		q.waitMark = r.waitEpoch
+	}
+}
+
+// finish runs a completed request's completion hook once and returns its
+// status and error.
+func (q *Request) finish() (Status, error) {
+	if h := q.onDone; h != nil {
+		q.onDone = nil
+		h(q)
+	}
+	return q.status, q.err
+}
+
+// Wait blocks until the request completes and returns its status (MPI_Wait).
+// A receive's status names the source and tag; its error is the operation's
+// (a truncation, say).
+func (q *Request) Wait() (Status, error) {
+	if q == nil {
+		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	r := q.r
+	if !q.done.Load() {
+		r.waitEpoch++
+		r.mark(q)
+		r.waitPhase(q.done.Load, true, "Wait")
+	} else {
+		r.emptyWait()
+	}
+	return q.finish()
+}
+
+// emptyWait is the waiting activity of an operation already complete:
+// Algorithm 2 lines 1-3, which still pass through the event points.
+func (r *rank) emptyWait() {
+	r.checkAbort()
+	r.clock.Begin(ActWT)
+	r.clock.WaitStart(true)
+	if len(r.early) > 0 {
+		r.drainEarly(func(f *transport.Frame, _ bool) bool { return r.clock.DueInWait(&f.Header) })
+	}
+	r.clock.WaitEnd()
+}
+
+// Test reports whether the request is complete, progressing communication
+// once without blocking (MPI_Test).
+func (q *Request) Test() (bool, Status, error) {
+	if q == nil {
+		return true, Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	if !q.done.Load() {
+		r := q.r
+		r.stats.temporal++
+		r.waitEpoch++
+		r.mark(q)
+		r.waitPhase(q.done.Load, false, "Test")
+	}
+	if !q.done.Load() {
+		return false, Status{}, nil
+	}
+	st, err := q.finish()
+	return true, st, err
+}
+
+// Cancel cancels a receive that has not matched a message yet
+// (MPI_Cancel). The request still has to be waited for; its status then has
+// Cancelled set. Cancelling a matched or completed receive does nothing, as
+// in MPI. Send requests cannot be cancelled (deprecated in MPI 4).
+func (q *Request) Cancel() error {
+	if q == nil {
+		return errorf(ClassRequest, "Cancel of a null request")
+	}
+	if q.kind == reqSend {
+		return errorf(ClassRequest, "cancelling a send request is not supported")
+	}
+	if q.done.Load() || q.matched || !q.posted {
+		return nil
+	}
+	q.r.unpost(q, -1)
+	q.status = Status{Source: ProcNull, Tag: AnyTag, Cancelled: true}
+	q.complete()
+	return nil
+}
+
+// reqOwner returns the rank of the first non-nil request.
+func reqOwner(reqs []*Request) *rank {
+	for _, q := range reqs {
+		if q != nil {
+			return q.r
+		}
+	}
+	return nil
+}
+
+// Waitall waits for every request (MPI_Waitall). It returns the statuses in
+// order; when any operation failed the error is an ErrInStatus error and
+// each status's Err says which.
+func Waitall(reqs []*Request) ([]Status, error) {
+	st := make([]Status, len(reqs))
+	r := reqOwner(reqs)
+	if r != nil {
+		all := func() bool {
+			for _, q := range reqs {
+				if q != nil && !q.done.Load() {
+					return false
+				}
+			}
+			return true
+		}
+		if !all() {
+			r.waitEpoch++
+			for _, q := range reqs {
+				r.mark(q)
+			}
+			r.waitPhase(all, true, "Waitall")
+		} else {
+			r.emptyWait()
+		}
+	}
+	var failed bool
+	for i, q := range reqs {
+		if q == nil {
+			st[i] = Status{Source: ProcNull, Tag: AnyTag}
+			continue
+		}
+		s, err := q.finish()
+		s.Err = err
+		st[i] = s
+		failed = failed || err != nil
+	}
+	if failed {
+		return st, inStatus(st)
+	}
+	return st, nil
+}
+
+func inStatus(st []Status) error {
+	for i, s := range st {
+		if s.Err != nil {
+			return &Error{Class: ClassInStatus, Msg: "request " + itoa(i) + " failed", Err: s.Err}
+		}
+	}
+	return nil
+}
+
+// pickDone returns the index of a completed request, scanning from a
+// rotating start so that a request that is always ready cannot starve the
+// others (Waitany / Testany fairness). -1 if none.
+func (r *rank) pickDone(reqs []*Request) int {
+	n := len(reqs)
+	if n == 0 {
+		return -1
+	}
+	start := r.anyCursor % n
+	for k := 0; k < n; k++ {
+		i := (start + k) % n
+		if q := reqs[i]; q != nil && q.done.Load() {
+			r.anyCursor = i + 1
+			return i
+		}
+	}
+	return -1
+}
+
+// Waitany waits until one of the requests completes and returns its index
+// and status (MPI_Waitany). The caller should set that entry to nil before
+// waiting again, as MPI sets it to MPI_REQUEST_NULL. With no non-nil
+// requests it returns Undefined at once.
+func Waitany(reqs []*Request) (int, Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return Undefined, Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	r.stats.temporal++
+	i := r.pickDone(reqs)
+	if i < 0 {
+		r.waitEpoch++
+		for _, q := range reqs {
+			r.mark(q)
+		}
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, "Waitany")
+		i = r.pickDone(reqs)
+	} else {
+		r.emptyWait()
+	}
+	st, err := reqs[i].finish()
+	return i, st, err
+}
+
+func (r *rank) anyDone(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil && q.done.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// Testany is the nonblocking Waitany: ok is false when none has completed.
+func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return Undefined, true, Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	r.stats.temporal++
+	if !r.anyDone(reqs) {
+		r.waitEpoch++
+		for _, q := range reqs {
+			r.mark(q)
+		}
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, "Testany")
+	}
+	i := r.pickDone(reqs)
+	if i < 0 {
+		return Undefined, false, Status{}, nil
+	}
+	st, err = reqs[i].finish()
+	return i, true, st, err
+}
+
+// Waitsome waits until at least one request completes and returns the
+// indices and statuses of all that have (MPI_Waitsome). With no non-nil
+// requests it returns nil.
+func Waitsome(reqs []*Request) ([]int, []Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return nil, nil, nil
+	}
+	r.stats.temporal++
+	if !r.anyDone(reqs) {
+		r.waitEpoch++
+		for _, q := range reqs {
+			r.mark(q)
+		}
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, "Waitsome")
+	} else {
+		r.emptyWait()
+	}
+	return collectDone(reqs)
+}
+
+// Testsome is the nonblocking Waitsome; it may return no indices.
+func Testsome(reqs []*Request) ([]int, []Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return nil, nil, nil
+	}
+	r.stats.temporal++
+	if !r.anyDone(reqs) {
+		r.waitEpoch++
+		for _, q := range reqs {
+			r.mark(q)
+		}
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, "Testsome")
+	}
+	return collectDone(reqs)
+}
+
+func collectDone(reqs []*Request) ([]int, []Status, error) {
+	var idx []int
+	var st []Status
+	var failed bool
+	for i, q := range reqs {
+		if q != nil && q.done.Load() {
+			s, err := q.finish()
+			s.Err = err
+			idx = append(idx, i)
+			st = append(st, s)
+			failed = failed || err != nil
+		}
+	}
+	if failed {
+		return idx, st, inStatus(st)
+	}
+	return idx, st, nil
+}
+
+// Testall reports whether every request has completed, progressing once
+// without blocking (MPI_Testall). Statuses are returned only when ok.
+func Testall(reqs []*Request) (bool, []Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return true, make([]Status, len(reqs)), nil
+	}
+	r.stats.temporal++
+	all := func() bool {
+		for _, q := range reqs {
+			if q != nil && !q.done.Load() {
+				return false
+			}
+		}
+		return true
+	}
+	if !all() {
+		r.waitEpoch++
+		for _, q := range reqs {
+			r.mark(q)
+		}
+		r.waitPhase(all, false, "Testall")
+		if !all() {
+			return false, nil, nil
+		}
+	}
+	st, err := Waitall(reqs)
+	return true, st, err
+}

@@ -1,0 +1,325 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gompi/gompi/transport"
+	"github.com/gompi/gompi/transport/inproc"
+)
+
+// DefaultEagerLimit is the largest message, in bytes, sent eagerly (DATA at
+// once); larger ones use the rendezvous handshake. Chosen by measurement with
+// BenchmarkEagerLimit: on in-process worlds the single-copy rendezvous starts
+// to beat the eager double copy between 16 and 64 KiB.
+const DefaultEagerLimit = 32 << 10
+
+// EagerLimitEnv names the environment variable that overrides the eager
+// limit (bytes, decimal) for every world the process creates.
+const EagerLimitEnv = "GOMPI_EAGER_LIMIT"
+
+// Option configures a world made by Run.
+type Option func(*config)
+
+type config struct {
+	eagerLimit int
+	clocks     func(worldRank int) Clock
+}
+
+// WithEagerLimit sets the eager limit in bytes (0 sends every message, even
+// empty ones, by rendezvous... except that empty messages are always eager).
+func WithEagerLimit(n int) Option { return func(c *config) { c.eagerLimit = n } }
+
+// WithClocks installs a virtual-time clock per rank (the virtual-time
+// runtime uses it; nil means real mode).
+func WithClocks(f func(worldRank int) Clock) Option { return func(c *config) { c.clocks = f } }
+
+func newConfig(opts []Option) (*config, error) {
+	c := &config{eagerLimit: DefaultEagerLimit}
+	if s := os.Getenv(EagerLimitEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("mpi: %s=%q: want a non-negative byte count", EagerLimitEnv, s)
+		}
+		c.eagerLimit = n
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.eagerLimit < 0 {
+		return nil, fmt.Errorf("mpi: eager limit %d is negative", c.eagerLimit)
+	}
+	return c, nil
+}
+
+// world is one job as seen from one process: its size, the ranks this
+// process hosts, and how the job ends.
+type world struct {
+	size   int
+	base   int     // world rank of ranks[0]
+	ranks  []*rank // hosted ranks
+	out    transport.Transport
+	local  bool // every rank of the job is in this process (deadlock detection is sound)
+	start  time.Time
+	exitFn func(code int) // process-level abort (Main); nil for Run
+
+	aborted  atomic.Bool
+	failOnce sync.Once
+	failure  error
+
+	alive atomic.Int64 // hosted ranks whose function has not returned
+}
+
+// rank is one MPI process: its engine state. All fields but the atomics are
+// touched only by the rank's goroutine.
+type rank struct {
+	w          *world
+	id         int
+	inbox      *transport.Inbox
+	out        transport.Transport
+	clock      Clock
+	virtual    bool
+	eagerLimit int
+
+	posted     []*Request           // posted receives, in posting order
+	unexpected []*transport.Frame   // eager DATA and REQ not matched yet, arrival order
+	early      []*transport.Frame   // Algorithm 2's early queue (virtual mode)
+	sends      map[uint64]*Request  // rendezvous sends waiting for their ACK
+	recvs      map[uint64]*Request  // matched receives waiting for rendezvous DATA
+	nextID     uint64
+	waitEpoch  uint64
+	anyCursor  int
+
+	ctxUsed   ctxMask
+	worldComm *Comm
+	finished  atomic.Bool
+	blockedIn atomic.Pointer[string]
+	stats     Stats
+}
+
+// Stats counts a rank's traffic; the virtual-time report uses it.
+type Stats struct {
+	sent, recvd           int64
+	sentBytes, recvdBytes int64
+	dropped               int64
+	temporal              int64 // temporally sensitive calls (Test*, Iprobe, Waitany, AnySource)
+}
+
+func newWorld(size, base, nlocal int, cfg *config) *world {
+	w := &world{size: size, base: base, start: time.Now()}
+	w.ranks = make([]*rank, nlocal)
+	inboxes := make([]*transport.Inbox, nlocal)
+	for i := range w.ranks {
+		inboxes[i] = transport.NewInbox()
+	}
+	for i := range w.ranks {
+		r := &rank{
+			w: w, id: base + i, inbox: inboxes[i], clock: nopClock{},
+			eagerLimit: cfg.eagerLimit,
+			sends:      map[uint64]*Request{},
+			recvs:      map[uint64]*Request{},
+		}
+		if cfg.clocks != nil {
+			if c := cfg.clocks(r.id); c != nil {
+				r.clock, r.virtual = c, true
+			}
+		}
+		r.ctxUsed.set(0) // MPI_COMM_WORLD
+		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id}
+		w.ranks[i] = r
+	}
+	return w
+}
+
+// Run runs fn on n ranks that are goroutines of this process, over the
+// in-process transport, and returns when every rank has returned. It is the
+// in-process world for tests and tools: the first failure (a rank returning
+// an error, panicking or calling Abort) aborts the others, which leave their
+// next MPI call, and Run returns that failure. A deadlock (every unfinished
+// rank blocked with nothing in flight) is reported as a *DeadlockError.
+func Run(n int, fn func(c *Comm) error, opts ...Option) error {
+	if n < 1 {
+		return fmt.Errorf("mpi: Run needs at least one rank, got %d", n)
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return err
+	}
+	w := newWorld(n, 0, n, cfg)
+	w.local = true
+	inboxes := make([]*transport.Inbox, n)
+	for i, r := range w.ranks {
+		inboxes[i] = r.inbox
+	}
+	w.out = inproc.New(0, inboxes)
+	for _, r := range w.ranks {
+		r.out = w.out
+	}
+	return w.run(fn)
+}
+
+// run starts a goroutine per hosted rank and waits for them.
+func (w *world) run(fn func(c *Comm) error) error {
+	var wg sync.WaitGroup
+	w.alive.Store(int64(len(w.ranks)))
+	stop := make(chan struct{})
+	if w.local {
+		go w.watchDeadlock(stop)
+	}
+	for _, r := range w.ranks {
+		wg.Add(1)
+		go func(r *rank) {
+			defer wg.Done()
+			r.main(fn)
+		}(r)
+	}
+	wg.Wait()
+	close(stop)
+	return w.failure
+}
+
+// main is one rank's life: E_Start, the user's function, E_End.
+func (r *rank) main(fn func(c *Comm) error) {
+	returned := false
+	defer func() {
+		r.finished.Store(true)
+		r.w.alive.Add(-1)
+		if returned {
+			return
+		}
+		if p := recover(); p != nil {
+			r.w.fail(&RankError{Rank: r.id, Err: fmt.Errorf("%v\n%s", p, debug.Stack()), Panic: true})
+		} else if !r.w.aborted.Load() {
+			// runtime.Goexit from user code (t.FailNow, say).
+			r.w.fail(&RankError{Rank: r.id, Err: errors.New("rank goroutine exited without returning")})
+		}
+	}()
+	r.clock.SimStart()
+	err := fn(r.worldComm)
+	if err != nil {
+		r.w.fail(&RankError{Rank: r.id, Err: err})
+	}
+	r.clock.SimEnd()
+	returned = true
+}
+
+// fail records the job's first failure and aborts it.
+func (w *world) fail(err error) {
+	w.failOnce.Do(func() {
+		w.failure = err
+		w.aborted.Store(true)
+		for _, r := range w.ranks {
+			r.inbox.Kick()
+		}
+		if w.exitFn != nil {
+			w.exitFn(exitCodeFor(err))
+		}
+	})
+}
+
+func exitCodeFor(err error) int {
+	var ae *AbortError
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	return 1
+}
+
+// checkAbort ends the calling rank's goroutine once the job is aborted: the
+// in-process analogue of the process being killed.
+func (r *rank) checkAbort() {
+	if r.w.aborted.Load() {
+		runtime.Goexit()
+	}
+}
+
+// control handles runtime control frames (abort and wake-ups from other
+// processes). The launcher issue defines their contents.
+func (w *world) control(r *rank, f *transport.Frame) {
+	f.Release()
+}
+
+// watchDeadlock reports a deadlock when, twice in a row, every unfinished
+// rank is asleep with an empty inbox and no wake-up pending. In a world
+// whose ranks are all in this process nothing else can wake them, so the
+// report is certain, not a guess.
+func (w *world) watchDeadlock(stop <-chan struct{}) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	strikes := 0
+	var naps []uint64
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if w.aborted.Load() {
+			return
+		}
+		now, ok := w.allAsleep()
+		if ok && (strikes == 0 || equalU64(now, naps)) {
+			strikes++
+		} else if ok {
+			strikes = 1
+		} else {
+			strikes = 0
+		}
+		naps = now
+		if strikes >= 3 {
+			var blocked []string
+			for _, r := range w.ranks {
+				if r.finished.Load() {
+					continue
+				}
+				where := "an MPI call"
+				if p := r.blockedIn.Load(); p != nil {
+					where = *p
+				}
+				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, where))
+			}
+			sort.Strings(blocked)
+			w.fail(&DeadlockError{Blocked: blocked})
+			return
+		}
+	}
+}
+
+// allAsleep samples every unfinished rank; ok is true when all are asleep.
+// naps identifies the naps they are in (finished ranks count as 0).
+func (w *world) allAsleep() (naps []uint64, ok bool) {
+	n := 0
+	naps = make([]uint64, len(w.ranks))
+	for i, r := range w.ranks {
+		if r.finished.Load() {
+			continue
+		}
+		asleep, nap := r.inbox.Asleep()
+		if !asleep || r.blockedIn.Load() == nil {
+			return nil, false
+		}
+		naps[i] = nap
+		n++
+	}
+	return naps, n > 0
+}
+
+func equalU64(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

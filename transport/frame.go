@@ -1,0 +1,97 @@
+// Package transport moves framed messages between ranks. It knows nothing of
+// MPI semantics or virtual time: a frame is a fixed header plus a payload, and
+// a transport's only job is to put each frame into the destination rank's
+// Inbox, preserving the order in which one sender sent to one receiver.
+//
+// Concrete transports live in subpackages: inproc (ranks that are goroutines
+// of one process), shm (processes on one host) and tcp (hosts).
+package transport
+
+import "fmt"
+
+// Kind is the type of a frame. The first three are the message kinds of the
+// MPI protocol engine (VACED-SIM Sect. 3.1.1): eager DATA, and the REQ / ACK
+// handshake that precedes a rendezvous DATA.
+type Kind uint8
+
+const (
+	Data Kind = iota + 1 // payload; eager (unsolicited) or the last step of a rendezvous
+	Req                  // rendezvous request to send: carries the size, no payload
+	Ack                  // rendezvous clear-to-send: carries the receiver's request id
+	Ctrl                 // runtime control (abort, wake-up); never matched by MPI receives
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Data:
+		return "DATA"
+	case Req:
+		return "REQ"
+	case Ack:
+		return "ACK"
+	case Ctrl:
+		return "CTRL"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Header flag bits.
+const (
+	// FlagRendezvous marks a DATA frame that answers an ACK (its RecvID names
+	// the receive request) as opposed to an eager DATA that must be matched.
+	FlagRendezvous uint8 = 1 << iota
+	// FlagSync marks a REQ sent by a synchronous send (Ssend / Issend).
+	FlagSync
+)
+
+// Header is the fixed part of every frame. All ranks are world ranks.
+type Header struct {
+	Kind    Kind
+	Flags   uint8
+	Context uint32  // communicator context id (matching scope)
+	Src     int32   // sending world rank
+	Dst     int32   // receiving world rank
+	Tag     int32   // MPI tag (matching)
+	SendID  uint64  // sender's request id: REQ, ACK and rendezvous DATA carry it
+	RecvID  uint64  // receiver's request id: ACK and rendezvous DATA carry it
+	Size    int64   // message size in bytes (for REQ: the size of the DATA to come)
+	Arrival float64 // virtual arrival time t_a on the target machine, seconds (0 in real mode)
+}
+
+// HeaderSize is the encoded size of a Header in bytes (see Encode).
+const HeaderSize = 1 + 1 + 2 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8
+
+// Frame is a header and its payload.
+//
+// Ownership: a frame handed to Transport.Send belongs to the receiving side
+// from then on, with one exception. A frame whose payload is borrowed (made
+// with Borrow) references memory the sender still owns, for a single-copy
+// transfer; whoever last reads the payload (the receiving engine after it
+// copies out, or a transport that serialises it) must call Release exactly
+// once, which tells the sender its buffer is free again.
+type Frame struct {
+	Header
+	Payload []byte
+	release func()
+}
+
+// Borrow attaches a release hook, marking the payload as borrowed from the
+// sender. release is called by Release.
+func (f *Frame) Borrow(release func()) { f.release = release }
+
+// Borrowed reports whether the payload is still borrowed from the sender.
+func (f *Frame) Borrowed() bool { return f.release != nil }
+
+// Release returns a borrowed payload to its owner. It is a no-op for frames
+// that own their payload, and idempotent.
+func (f *Frame) Release() {
+	if r := f.release; r != nil {
+		f.release = nil
+		r()
+	}
+}
+
+func (f *Frame) String() string {
+	return fmt.Sprintf("%v ctx=%d %d->%d tag=%d size=%d sid=%d rid=%d",
+		f.Kind, f.Context, f.Src, f.Dst, f.Tag, f.Size, f.SendID, f.RecvID)
+}

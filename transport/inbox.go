@@ -1,0 +1,137 @@
+package transport
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Poller is a source of frames that the owning rank drains itself instead of
+// having a goroutine push them (a shared-memory ring, say): the inbox calls
+// Poll from its owner's goroutine whenever its queue is empty. Poll delivers
+// what it finds with Inbox.Deliver and reports whether it found anything.
+type Poller interface {
+	Poll(ib *Inbox) bool
+}
+
+// Inbox is a rank's message buffer: frames from every transport, in arrival
+// order. Any goroutine may Deliver or Kick; only the owning rank's goroutine
+// may call Next and Park.
+type Inbox struct {
+	mu    sync.Mutex
+	q     []*Frame
+	head  int
+	count atomic.Int64 // frames queued; read without the lock to test emptiness
+
+	sleeping atomic.Bool
+	naps     atomic.Uint64 // times the owner went to sleep
+	wake     chan struct{}
+	pollers  []Poller
+}
+
+// NewInbox returns an empty inbox.
+func NewInbox() *Inbox {
+	return &Inbox{wake: make(chan struct{}, 1)}
+}
+
+// AddPoller registers a polled source. Call before the owner starts.
+func (ib *Inbox) AddPoller(p Poller) { ib.pollers = append(ib.pollers, p) }
+
+// Deliver appends f. It never blocks.
+func (ib *Inbox) Deliver(f *Frame) {
+	ib.mu.Lock()
+	ib.q = append(ib.q, f)
+	ib.mu.Unlock()
+	ib.count.Add(1)
+	if ib.sleeping.Load() {
+		ib.Kick()
+	}
+}
+
+// Kick wakes the owner if it is parked (or makes its next Park return at
+// once). Completion callbacks and abort use it.
+func (ib *Inbox) Kick() {
+	select {
+	case ib.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Len is the number of queued frames.
+func (ib *Inbox) Len() int { return int(ib.count.Load()) }
+
+// Next removes and returns the first frame, or nil when there is none. It
+// polls the registered pollers when the queue is empty.
+func (ib *Inbox) Next() *Frame {
+	if ib.count.Load() == 0 {
+		if !ib.poll() {
+			return nil
+		}
+	}
+	ib.mu.Lock()
+	if ib.head == len(ib.q) {
+		ib.mu.Unlock()
+		return nil
+	}
+	f := ib.q[ib.head]
+	ib.q[ib.head] = nil
+	ib.head++
+	if ib.head == len(ib.q) {
+		ib.q = ib.q[:0]
+		ib.head = 0
+	}
+	ib.mu.Unlock()
+	ib.count.Add(-1)
+	return f
+}
+
+func (ib *Inbox) poll() bool {
+	got := false
+	for _, p := range ib.pollers {
+		if p.Poll(ib) {
+			got = true
+		}
+	}
+	return got
+}
+
+// SpinIters is how many times Park re-checks the queue, yielding the
+// processor between checks, before it sleeps. Spinning keeps small-message
+// latency at the cost of CPU while a rank waits; it is bounded so that a
+// long wait does not burn a core.
+var SpinIters = 200
+
+// Park waits until a frame is queued, Kick is called, or ready reports true.
+// It spins briefly first, then sleeps. ready is evaluated after the inbox
+// announces it is going to sleep, so a Kick that follows a state change that
+// makes ready true is never lost.
+func (ib *Inbox) Park(ready func() bool) {
+	for i := 0; i < SpinIters; i++ {
+		if ib.count.Load() != 0 || ib.poll() || ready() {
+			return
+		}
+		runtime.Gosched()
+	}
+	ib.sleep(ready)
+}
+
+// Sleep waits like Park but without spinning first.
+func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready) }
+
+// Asleep reports whether the owner is sleeping in Park with nothing queued
+// and no wake-up pending, and which nap it is in (the count changes each
+// time it goes to sleep). Deadlock detection samples it.
+func (ib *Inbox) Asleep() (bool, uint64) {
+	return ib.sleeping.Load() && ib.count.Load() == 0 && len(ib.wake) == 0, ib.naps.Load()
+}
+
+func (ib *Inbox) sleep(ready func() bool) {
+	ib.naps.Add(1)
+	ib.sleeping.Store(true)
+	if ib.count.Load() != 0 || ib.poll() || ready() {
+		ib.sleeping.Store(false)
+		return
+	}
+	<-ib.wake
+	ib.sleeping.Store(false)
+}

@@ -1,0 +1,71 @@
+package transport
+
+// Transport delivers frames to the inboxes of the ranks it reaches. Send must
+// preserve the order of frames from one sender to one receiver, must not block
+// indefinitely on a slow receiver's MPI progress (it may block on flow control
+// of the medium), and takes ownership of f as described on Frame.
+type Transport interface {
+	Send(f *Frame) error
+	Close() error
+}
+
+// Table routes each frame by destination world rank to the transport chosen
+// for that pair. It is itself a Transport.
+type Table struct {
+	// Routes[r] carries frames to world rank r; nil means unreachable.
+	Routes []Transport
+}
+
+// Send implements Transport.
+func (t *Table) Send(f *Frame) error {
+	d := int(f.Dst)
+	if d < 0 || d >= len(t.Routes) || t.Routes[d] == nil {
+		return &UnreachableError{Dst: d}
+	}
+	return t.Routes[d].Send(f)
+}
+
+// Close closes every distinct transport in the table once.
+func (t *Table) Close() error {
+	seen := map[Transport]bool{}
+	var first error
+	for _, tr := range t.Routes {
+		if tr == nil || seen[tr] {
+			continue
+		}
+		seen[tr] = true
+		if err := tr.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// UnreachableError is returned for a destination no transport reaches.
+type UnreachableError struct{ Dst int }
+
+func (e *UnreachableError) Error() string {
+	return "transport: no route to rank " + itoa(e.Dst)
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	var b [20]byte
+	p := len(b)
+	for i > 0 {
+		p--
+		b[p] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		p--
+		b[p] = '-'
+	}
+	return string(b[p:])
+}
