@@ -70,16 +70,16 @@ type Clock interface {
 // nopClock is the real-mode clock: every event point is free.
 type nopClock struct{}
 
-func (nopClock) SimStart()                                         {}
-func (nopClock) SimEnd()                                           {}
-func (nopClock) Begin(Activity)                                    {}
-func (nopClock) End(Activity, int)                                 {}
-func (nopClock) Stamp(*transport.Header)                           {}
-func (nopClock) WaitStart(bool)                                    {}
-func (nopClock) Early(*transport.Header) bool                      { return false }
-func (nopClock) DueNow(*transport.Header) bool                     { return true }
-func (nopClock) DueInWait(*transport.Header) bool                  { return true }
+func (nopClock) SimStart()                                            {}
+func (nopClock) SimEnd()                                              {}
+func (nopClock) Begin(Activity)                                       {}
+func (nopClock) End(Activity, int)                                    {}
+func (nopClock) Stamp(*transport.Header)                              {}
+func (nopClock) WaitStart(bool)                                       {}
+func (nopClock) Early(*transport.Header) bool                         { return false }
+func (nopClock) DueNow(*transport.Header) bool                        { return true }
+func (nopClock) DueInWait(*transport.Header) bool                     { return true }
 func (nopClock) Deal(*transport.Header, bool, *transport.Header, int) {}
-func (nopClock) WaitEnd()                                          {}
-func (nopClock) Now() (float64, bool)                              { return 0, false }
-func (nopClock) Elapse(float64)                                    {}
+func (nopClock) WaitEnd()                                             {}
+func (nopClock) Now() (float64, bool)                                 { return 0, false }
+func (nopClock) Elapse(float64)                                       {}

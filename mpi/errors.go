@@ -10,23 +10,23 @@ import (
 type ErrorClass int
 
 const (
-	ClassSuccess ErrorClass = iota
-	ClassBuffer             // MPI_ERR_BUFFER: invalid buffer
-	ClassCount              // MPI_ERR_COUNT: invalid count
-	ClassType               // MPI_ERR_TYPE: invalid or mismatched datatype
-	ClassTag                // MPI_ERR_TAG: invalid tag
-	ClassComm               // MPI_ERR_COMM: invalid or freed communicator
-	ClassRank               // MPI_ERR_RANK: invalid rank
-	ClassRequest            // MPI_ERR_REQUEST: invalid request
-	ClassRoot               // MPI_ERR_ROOT: invalid root
-	ClassGroup              // MPI_ERR_GROUP: invalid group
-	ClassOp                 // MPI_ERR_OP: invalid operation
-	ClassArg                // MPI_ERR_ARG: invalid argument
-	ClassTruncate           // MPI_ERR_TRUNCATE: message truncated on receive
-	ClassPending            // MPI_ERR_PENDING: request not complete (Waitall/Testall)
-	ClassInStatus           // MPI_ERR_IN_STATUS: see the per-request errors
-	ClassIntern             // MPI_ERR_INTERN: internal error
-	ClassOther              // MPI_ERR_OTHER: anything else (transport failure, abort, deadlock)
+	ClassSuccess  ErrorClass = iota
+	ClassBuffer              // MPI_ERR_BUFFER: invalid buffer
+	ClassCount               // MPI_ERR_COUNT: invalid count
+	ClassType                // MPI_ERR_TYPE: invalid or mismatched datatype
+	ClassTag                 // MPI_ERR_TAG: invalid tag
+	ClassComm                // MPI_ERR_COMM: invalid or freed communicator
+	ClassRank                // MPI_ERR_RANK: invalid rank
+	ClassRequest             // MPI_ERR_REQUEST: invalid request
+	ClassRoot                // MPI_ERR_ROOT: invalid root
+	ClassGroup               // MPI_ERR_GROUP: invalid group
+	ClassOp                  // MPI_ERR_OP: invalid operation
+	ClassArg                 // MPI_ERR_ARG: invalid argument
+	ClassTruncate            // MPI_ERR_TRUNCATE: message truncated on receive
+	ClassPending             // MPI_ERR_PENDING: request not complete (Waitall/Testall)
+	ClassInStatus            // MPI_ERR_IN_STATUS: see the per-request errors
+	ClassIntern              // MPI_ERR_INTERN: internal error
+	ClassOther               // MPI_ERR_OTHER: anything else (transport failure, abort, deadlock)
 )
 
 var classNames = [...]string{

@@ -4,10 +4,10 @@ import "unsafe"
 
 // Special ranks and tags, with MPI's meanings.
 const (
-	AnySource = -1     // receive from any rank (MPI_ANY_SOURCE)
-	AnyTag    = -1     // receive any tag (MPI_ANY_TAG)
-	ProcNull  = -2     // null peer: operations complete at once (MPI_PROC_NULL)
-	Undefined = -32766 // Split color for "not in any new communicator", and Count of a partial element
+	AnySource = -1        // receive from any rank (MPI_ANY_SOURCE)
+	AnyTag    = -1        // receive any tag (MPI_ANY_TAG)
+	ProcNull  = -2        // null peer: operations complete at once (MPI_PROC_NULL)
+	Undefined = -32766    // Split color for "not in any new communicator", and Count of a partial element
 	TagUB     = 1<<30 - 1 // largest valid tag (MPI_TAG_UB)
 )
 

@@ -89,11 +89,11 @@ type rank struct {
 	virtual    bool
 	eagerLimit int
 
-	posted     []*Request           // posted receives, in posting order
-	unexpected []*transport.Frame   // eager DATA and REQ not matched yet, arrival order
-	early      []*transport.Frame   // Algorithm 2's early queue (virtual mode)
-	sends      map[uint64]*Request  // rendezvous sends waiting for their ACK
-	recvs      map[uint64]*Request  // matched receives waiting for rendezvous DATA
+	posted     []*Request          // posted receives, in posting order
+	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
+	early      []*transport.Frame  // Algorithm 2's early queue (virtual mode)
+	sends      map[uint64]*Request // rendezvous sends waiting for their ACK
+	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA
 	nextID     uint64
 	waitEpoch  uint64
 	anyCursor  int
