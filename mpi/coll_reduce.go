@@ -79,7 +79,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 	rabenOK := rd.commute && count >= pof2Below(n)
 	if a == algoAuto || a == algoRabenseifner && !rabenOK {
 		a = algoBinomial
-		if rabenOK && len(data) > ReduceShortMsgSize {
+		if rabenOK && rd.builtin && len(data) > ReduceShortMsgSize {
 			a = algoRabenseifner
 		}
 	}
@@ -313,7 +313,7 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 	}
 	if a == algoAuto {
 		a = algoRecDbl
-		if len(data) > AllreduceShortMsgSize && count >= pof2Below(n) {
+		if rd.builtin && len(data) > AllreduceShortMsgSize && count >= pof2Below(n) {
 			a = algoRabenseifner
 		}
 	}
