@@ -68,7 +68,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 		return errorf(ClassCount, "Reduce: buffer of %d bytes is not whole elements", len(data))
 	}
 	n, count := c.Size(), len(data)/rd.size
-	if n == 1 {
+	if n == 1 || count == 0 {
 		copy(out, data)
 		return nil
 	}
@@ -301,7 +301,7 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 	}
 	n, count := c.Size(), len(data)/rd.size
 	copy(out, data)
-	if n == 1 {
+	if n == 1 || count == 0 {
 		return nil
 	}
 	a, err := forced(collAllreduce)

@@ -59,6 +59,9 @@ func (c *Comm) scan(data, out []byte, rd *reduction, exclusive bool) error {
 		return errorf(ClassCount, "Scan: buffer of %d bytes is not whole elements", len(data))
 	}
 	n, me := c.Size(), c.rank
+	if len(data) == 0 {
+		return nil
+	}
 	tag := tagScan
 	if exclusive {
 		tag = tagExscan
@@ -179,7 +182,7 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 	for i := 0; i < n; i++ {
 		disp[i+1] = disp[i] + counts[i]*rd.size
 	}
-	if n == 1 {
+	if n == 1 || disp[n] == 0 {
 		copy(out, data)
 		return nil
 	}
