@@ -98,10 +98,12 @@ type rank struct {
 	waitEpoch  uint64
 	anyCursor  int
 
+	blockReq  Request // reused by blocking Send and Recv, which finish with it before returning
+
 	ctxUsed   ctxMask
 	worldComm *Comm
 	finished  atomic.Bool
-	blockedIn atomic.Pointer[string]
+	blockedIn atomic.Int32 // waitSite+1 while parked, 0 otherwise
 	stats     Stats
 }
 
@@ -280,11 +282,7 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 				if r.finished.Load() {
 					continue
 				}
-				where := "an MPI call"
-				if p := r.blockedIn.Load(); p != nil {
-					where = *p
-				}
-				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, where))
+				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, waitSite(r.blockedIn.Load()-1)))
 			}
 			sort.Strings(blocked)
 			w.fail(&DeadlockError{Blocked: blocked})
@@ -303,7 +301,7 @@ func (w *world) allAsleep() (naps []uint64, ok bool) {
 			continue
 		}
 		asleep, nap := r.inbox.Asleep()
-		if !asleep || r.blockedIn.Load() == nil {
+		if !asleep || r.blockedIn.Load() == 0 {
 			return nil, false
 		}
 		naps[i] = nap

@@ -7,7 +7,11 @@
 // of one process), shm (processes on one host) and tcp (hosts).
 package transport
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
 
 // Kind is the type of a frame. The first three are the message kinds of the
 // MPI protocol engine (VACED-SIM Sect. 3.1.1): eager DATA, and the REQ / ACK
@@ -73,6 +77,37 @@ type Frame struct {
 	Header
 	Payload []byte
 	release func()
+	next    atomic.Pointer[Frame] // link in an Inbox queue
+	inline  [InlinePayload]byte   // backing store for small payloads of pooled frames
+}
+
+// InlinePayload is the largest payload a pooled frame carries without a
+// separate allocation.
+const InlinePayload = 64
+
+var framePool = sync.Pool{New: func() any { return new(Frame) }}
+
+// NewFrame returns an empty frame from a pool. Return it with Free once
+// nothing references it any more; frames may also simply be dropped.
+func NewFrame() *Frame { return framePool.Get().(*Frame) }
+
+// Free releases a borrowed payload if any and returns the frame to the
+// pool. The caller must not touch f afterwards.
+func (f *Frame) Free() {
+	f.Release()
+	f.Header = Header{}
+	f.Payload = nil
+	framePool.Put(f)
+}
+
+// CopyPayload sets the payload to a copy of b, inside the frame when it fits.
+func (f *Frame) CopyPayload(b []byte) {
+	if len(b) <= InlinePayload {
+		f.Payload = f.inline[:len(b):len(b)]
+	} else {
+		f.Payload = make([]byte, len(b))
+	}
+	copy(f.Payload, b)
 }
 
 // Borrow attaches a release hook, marking the payload as borrowed from the
