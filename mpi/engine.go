@@ -127,8 +127,9 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 		r.unexpected = removeFrame(r.unexpected, i)
 		if f.Kind == transport.Data {
 			r.clock.Begin(ActDR)
-			r.copyOut(q, f)
-			r.clock.End(ActDR, len(f.Payload))
+			n := len(f.Payload)
+			r.copyOut(q, f) // frees f
+			r.clock.End(ActDR, n)
 		} else {
 			r.clock.Begin(ActAS)
 			ack := r.ackFor(q, f)

@@ -98,7 +98,7 @@ type rank struct {
 	waitEpoch  uint64
 	anyCursor  int
 
-	blockReq  Request // reused by blocking Send and Recv, which finish with it before returning
+	blockReq Request // reused by blocking Send and Recv, which finish with it before returning
 
 	ctxUsed   ctxMask
 	worldComm *Comm
@@ -135,7 +135,7 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 			}
 		}
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
-		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id}
+		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id, world: true}
 		w.ranks[i] = r
 	}
 	return w
