@@ -134,3 +134,29 @@ func TestOpOrder(t *testing.T) {
 		t.Error("Op names or commutativity wrong")
 	}
 }
+
+// BenchmarkOpKernel measures the reduction kernels (no communication):
+// predefined Sum on float64 and int32, and a user-defined Sum for contrast.
+func BenchmarkOpKernel(b *testing.B) {
+	const k = 1 << 16
+	bench := func(name string, rd reduction, in, inout []byte) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(inout)))
+			for b.Loop() {
+				rd.apply(in, inout)
+			}
+		})
+	}
+	f64, _ := reductionFor[float64](Sum)
+	bench("Sum/float64", f64, asBytes(make([]float64, k)), asBytes(make([]float64, k)))
+	i32, _ := reductionFor[int32](BXor)
+	bench("BXor/int32", i32, asBytes(make([]int32, k)), asBytes(make([]int32, k)))
+	mx, _ := reductionFor[float64](Max)
+	bench("Max/float64", mx, asBytes(make([]float64, k)), asBytes(make([]float64, k)))
+	user, _ := reductionFor[float64](NewOp(func(in, inout []float64) {
+		for i := range inout {
+			inout[i] += in[i]
+		}
+	}, true))
+	bench("UserSum/float64", user, asBytes(make([]float64, k)), asBytes(make([]float64, k)))
+}
