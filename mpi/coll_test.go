@@ -429,6 +429,7 @@ func TestCollMessageCounts(t *testing.T) {
 func TestCollErrors(t *testing.T) {
 	err := Run(3, func(c *Comm) error {
 		f := []float64{1}
+		f3 := make([]float64, 6)
 		check := func(what string, err error, want error) error {
 			if !errors.Is(err, want) {
 				return fmt.Errorf("%s: got %v, want %v", what, err, want)
@@ -450,6 +451,8 @@ func TestCollErrors(t *testing.T) {
 			{"Bcast root", Bcast(c, f, 3), ErrRoot},
 			{"Reduce root", Reduce(c, f, f, Sum, -1), ErrRoot},
 			{"Alltoall uneven", Alltoall(c, make([]int, 4), make([]int, 4)), ErrCount},
+			{"Alltoall aliased", Alltoall(c, f3[:3], f3[1:]), ErrBuffer},
+			{"Alltoallv aliased", Alltoallv(c, f3, []int{1, 1, 1}, []int{0, 1, 2}, f3, []int{1, 1, 1}, []int{0, 1, 2}), ErrBuffer},
 			{"Allreduce short recv", Allreduce(c, []int{1, 2}, []int{0}, Sum), ErrCount},
 			{"ReduceScatter counts", ReduceScatter(c, make([]int, 5), make([]int, 5), []int{1, 1, 1}, Sum), ErrCount},
 			{"Allgatherv displs", Allgatherv(c, []int{1}, make([]int, 3), []int{1, 1, 1}, []int{0, 1, 5}), ErrCount},
