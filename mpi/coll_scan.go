@@ -1,6 +1,5 @@
 package mpi
 
-
 // Scan sets recv of rank i to send of ranks 0..i combined with op, in rank
 // order (MPI_Scan, an inclusive prefix reduction). recv must hold at least
 // len(send) elements.
