@@ -21,9 +21,6 @@ func (c *Comm) bcast(buf []byte, root int) error {
 	if err != nil {
 		return err
 	}
-	if a == algoScatterRecDbl && !isPof2(n) {
-		a = algoAuto
-	}
 	if a == algoAuto {
 		switch {
 		case nb < BcastShortMsgSize || n < BcastMinProcs:
@@ -132,18 +129,14 @@ func (c *Comm) bcastRingAllgather(buf []byte, root int) error {
 	return nil
 }
 
-// bcastRecDblAllgather gathers the chunks by recursive doubling (n a power
-// of two): in round k a rank swaps the 2^k chunks it holds with rank^2^k.
+// bcastRecDblAllgather gathers the chunks by recursive doubling over ranks
+// relative to root (with MPICH's fix-up when n is not a power of two).
 func (c *Comm) bcastRecDblAllgather(buf []byte, root int) error {
 	n, nb := c.Size(), len(buf)
-	rel := (c.rank - root + n) % n
-	for mask := 1; mask < n; mask <<= 1 {
-		dst := rel ^ mask
-		slo, shi := bcastChunk(nb, n, rel&^(mask-1), mask)
-		rlo, rhi := bcastChunk(nb, n, dst&^(mask-1), mask)
-		if err := c.exchange(buf[slo:shi], (dst+root)%n, buf[rlo:rhi], (dst+root)%n, tagBcast); err != nil {
-			return err
-		}
+	off := make([]int, n+1)
+	for j := range off {
+		off[j], _ = bcastChunk(nb, n, j, 0)
 	}
-	return nil
+	rel := (c.rank - root + n) % n
+	return c.allgatherRecDbl(buf, off, rel, func(x int) int { return (x + root) % n }, tagBcast)
 }
