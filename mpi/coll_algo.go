@@ -61,13 +61,12 @@ const (
 	algoScattered      // all sends and receives posted at once, in batches
 	algoPairwise       // pairwise exchange
 	algoRecHalving     // reduce-scatter: recursive halving
-	algoReduceScatterv // reduce-scatter: binomial reduce + scatterv (order preserving)
 	algoNoncommutative // reduce-scatter: recursive halving on bit-reversed blocks (order preserving)
 	nAlgo
 )
 
 var algoNames = [nAlgo]string{"auto", "binomial", "scatter_ring_allgather", "scatter_recursive_doubling_allgather",
-	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving", "reduce_scatterv",
+	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving",
 	"noncommutative"}
 
 func (a algo) String() string { return algoNames[a] }
@@ -79,7 +78,7 @@ var collAlgos = [nColl][]algo{
 	collAllreduce:     {algoRecDbl, algoRabenseifner, algoRing},
 	collAllgather:     {algoRecDbl, algoBruck, algoRing},
 	collAlltoall:      {algoBruck, algoScattered, algoPairwise},
-	collReduceScatter: {algoRecHalving, algoPairwise, algoNoncommutative, algoReduceScatterv},
+	collReduceScatter: {algoRecHalving, algoPairwise, algoRecDbl, algoNoncommutative},
 }
 
 type collForce struct {

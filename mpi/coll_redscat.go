@@ -82,7 +82,7 @@ func reduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op, what
 // reduceScatter leaves the caller's part of the reduction of data in out
 // (out may alias data's start).
 func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) error {
-	n, me := c.Size(), c.rank
+	n := c.Size()
 	disp := make([]int, n+1) // byte offset of each rank's part
 	for i := 0; i < n; i++ {
 		disp[i+1] = disp[i] + counts[i]*rd.size
@@ -96,7 +96,7 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 		return err
 	}
 	regular := isPof2(n) && slices.Min(counts) == slices.Max(counts)
-	if a == algoNoncommutative && !regular || !rd.commute && a != algoNoncommutative && a != algoReduceScatterv {
+	if a == algoNoncommutative && !regular || !rd.commute && a != algoNoncommutative && a != algoRecDbl {
 		a = algoAuto
 	}
 	if a == algoAuto {
@@ -104,7 +104,7 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 		case !rd.commute && regular:
 			a = algoNoncommutative
 		case !rd.commute:
-			a = algoReduceScatterv
+			a = algoRecDbl
 		case len(data) < ReduceScatterCommLongMsgSize:
 			a = algoRecHalving
 		default:
@@ -119,20 +119,74 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 	case algoRecHalving:
 		return c.redScatHalving(data, out, counts, rd)
 	}
-	acc := make([]byte, len(data))
-	copy(acc, data)
-	if err := c.reduceBinomial(acc, rd, 0); err != nil {
-		return err
+	return c.redScatRecDbl(data, out, disp, rd)
+}
+
+// redScatRecDbl is MPICH's recursive-doubling reduce-scatter, its choice for
+// non-commutative operations on other sizes or uneven counts. In round k a
+// rank swaps with rank^2^k its partial results for every block except
+// those of its own subtree of 2^k ranks (which the partner's side never
+// needs), packed in one message, and combines (lower subtree on the left).
+// Where the partner does not exist (n not a power of two) a rank of the
+// subtree that did receive forwards what it got, as in the allgather.
+func (c *Comm) redScatRecDbl(data, out []byte, disp []int, rd *reduction) error {
+	n, me := c.Size(), c.rank
+	res := slices.Clone(data)
+	pack := make([]byte, len(data))
+	in := make([]byte, len(data))
+	// outside is the byte ranges of all blocks but those of subtree
+	// [root, root+mask).
+	outside := func(root, mask int) (a, b []byte) {
+		return res[:disp[min(root, n)]], res[disp[min(root+mask, n)]:]
 	}
-	if me != 0 {
-		return c.recv(out, 0, tagRedScat)
+	for i, mask := 0, 1; mask < n; i, mask = i+1, mask<<1 {
+		dst := me ^ mask
+		myRoot, dstRoot := me>>i<<i, dst>>i<<i
+		ra, rb := outside(dstRoot, mask)
+		got := in[:len(ra)+len(rb)]
+		received := false
+		if dst < n {
+			sa, sb := outside(myRoot, mask)
+			send := append(append(pack[:0], sa...), sb...)
+			if err := c.exchange(send, dst, got, dst, tagRedScat); err != nil {
+				return err
+			}
+			received = true
+		}
+		if dstRoot+mask > n { // forward to the ranks whose partner is missing
+			have := n - myRoot - mask
+			k := i
+			for tm := mask >> 1; tm > 0; tm >>= 1 {
+				d := me ^ tm
+				root := me >> k << k
+				switch {
+				case d > me && me < root+have && d >= root+have:
+					if err := c.send(got, d, tagRedScat); err != nil {
+						return err
+					}
+				case d < me && d < root+have && me >= root+have:
+					if err := c.recv(got, d, tagRedScat); err != nil {
+						return err
+					}
+					received = true
+				}
+				k--
+			}
+		}
+		if !received {
+			continue
+		}
+		ga, gb := got[:len(ra)], got[len(ra):]
+		if dstRoot < myRoot {
+			rd.apply(ga, ra)
+			rd.apply(gb, rb)
+		} else {
+			rd.applyRev(ra, ga)
+			rd.applyRev(rb, gb)
+		}
 	}
-	reqs := make([]*Request, 0, n-1)
-	for i := 1; i < n; i++ {
-		reqs = append(reqs, c.csend(acc[disp[i]:disp[i+1]], i, tagRedScat))
-	}
-	copy(out, acc[:disp[1]])
-	return waitColl(reqs...)
+	copy(out, res[disp[me]:disp[me+1]])
+	return nil
 }
 
 // redScatNoncommutative (n a power of two, equal blocks): MPICH's
