@@ -130,6 +130,9 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		if cfg.clocks != nil {
 			if c := cfg.clocks(r.id); c != nil {
 				r.clock, r.virtual = c, true
+				if a, ok := c.(interface{ attach(*rank) }); ok {
+					a.attach(r) // the virtual-time report reads r.stats
+				}
 			}
 		}
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
@@ -194,6 +197,9 @@ func (r *rank) main(fn func(c *Comm) error) {
 		r.w.alive.Add(-1)
 		if returned {
 			return
+		}
+		if a, ok := r.clock.(interface{ abandon() }); ok {
+			a.abandon() // a rank dying mid-burst gives back its CPU slot
 		}
 		if p := recover(); p != nil {
 			r.w.fail(&RankError{Rank: r.id, Err: fmt.Errorf("%v\n%s", p, debug.Stack()), Panic: true})

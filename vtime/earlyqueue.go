@@ -36,6 +36,11 @@ type Message struct {
 	Size int64
 	// Peer is the rank the reply goes to (the message's sender).
 	Peer int
+	// Started is the virtual time the operation m belongs to (c' of line
+	// 15) began its starting phase, when that is later than t_a(m) can be
+	// (a receive posted after a REQ or eager DATA for it arrived); 0 if
+	// unknown. See dealTime.
+	Started float64
 }
 
 // historyCap bounds the completed waits a rank remembers; see waitState.
@@ -112,7 +117,14 @@ func (r *Rank) DueInWait(ta float64) bool { return ta <= r.wait.cur.end }
 // predictions err on the short side.
 func (r *Rank) Deal(m Message, related bool) (replyArrival float64) {
 	w := &r.wait
-	ttemp := w.dealTime(m.Arrival)
+	// Beyond the paper: a message cannot be dealt with before its
+	// operation started. On the target, a REQ or DATA that arrives before
+	// its receive is posted waits in the unexpected queue and is answered
+	// by that receive's starting phase (AS or DR) at the posting time; on
+	// the host it may instead arrive after the posting and be dealt here.
+	// Taking the later of the two makes both host orders give the same
+	// t_temp, which repeatability needs.
+	ttemp := max(w.dealTime(m.Arrival), m.Started)
 	switch m.Kind {
 	case REQ:
 		_, replyArrival = r.t.Transfer(ttemp, 0, r.id, m.Peer)

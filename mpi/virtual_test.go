@@ -1,0 +1,151 @@
+package mpi
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/vtime"
+)
+
+// pingPong runs one ping-pong of size bytes between ranks 0 and peer of a
+// virtual world on machine m (cpu-scale 0) and returns the report.
+func pingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int) vtime.Report {
+	t.Helper()
+	v, err := NewVirtual(m, ranks, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Run(func(c *Comm) error {
+		buf := make([]byte, size)
+		switch c.Rank() {
+		case 0:
+			if err := Send(c, buf, peer, 1); err != nil {
+				return err
+			}
+			_, err := Recv(c, buf, peer, 2)
+			return err
+		case peer:
+			if _, err := Recv(c, buf, 0, 1); err != nil {
+				return err
+			}
+			return Send(c, buf, 0, 2)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Report()
+}
+
+// TestVirtualPingPongClosedForms checks the closed forms of design.md end to
+// end on the Tianhe-1A preset (ranks 0 and 12 are on different nodes of one
+// board: h = 3, l = l(3)): eager one-way = 2 s/B_mem + s/B_net + l and
+// rendezvous one-way = 3 l + 2 s/B_mem + s/B_net. The receiver is always
+// waiting first, so a ping-pong takes twice the one-way time.
+func TestVirtualPingPongClosedForms(t *testing.T) {
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bmem, bnet = 6.38e9, 4.16e9
+	l := 15e-6 + 3*0.6e-6
+	for _, tc := range []struct {
+		name string
+		size int
+		want float64
+	}{
+		{"eager-empty", 0, l},
+		{"eager", 1000, 2*1000/bmem + 1000/bnet + l},
+		{"eager-limit", DefaultEagerLimit, 2*float64(DefaultEagerLimit)/bmem + float64(DefaultEagerLimit)/bnet + l},
+		{"rendezvous", 1 << 20, 3*l + 2*float64(1<<20)/bmem + float64(1<<20)/bnet},
+	} {
+		rep := pingPong(t, m, 13, 12, tc.size)
+		if got := rep.Predicted; math.Abs(got-2*tc.want) > 1e-9*2*tc.want {
+			t.Errorf("%s: predicted %.12g s, want 2 x %.12g = %.12g", tc.name, got, tc.want, 2*tc.want)
+		}
+		if rep.Sent != 2 || rep.SentBytes != int64(2*tc.size) {
+			t.Errorf("%s: counted %d messages, %d bytes", tc.name, rep.Sent, rep.SentBytes)
+		}
+	}
+	// Same node (h = 0): L = s / B_mem, so eager one-way = 3 s / B_mem.
+	rep := pingPong(t, m, 2, 1, 1000)
+	if want := 2 * 3 * 1000 / bmem; math.Abs(rep.Predicted-want) > 1e-9*want {
+		t.Errorf("on-node: predicted %.12g, want %.12g", rep.Predicted, want)
+	}
+}
+
+// skeleton is an Elapse-based program with point-to-point traffic in
+// several patterns (eager and rendezvous, nonblocking, Waitall).
+func skeleton(c *Comm) error {
+	n, me := c.Size(), c.Rank()
+	right, left := (me+1)%n, (me+n-1)%n
+	small := make([]float64, 16)
+	big := make([]float64, 8<<10)
+	for it := 0; it < 5; it++ {
+		c.Elapse(time.Duration(1000*(me%3+1)+it*100) * time.Microsecond)
+		var reqs [4]*Request
+		var errs [4]error
+		reqs[0], errs[0] = Irecv(c, small, left, 1)
+		reqs[1], errs[1] = Irecv(c, big, right, 2)
+		reqs[2], errs[2] = Isend(c, small, right, 1)
+		reqs[3], errs[3] = Isend(c, big, left, 2)
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		if _, err := Waitall(reqs[:]); err != nil {
+			return err
+		}
+		c.Elapse(time.Duration(50*me) * time.Microsecond)
+		if me%2 == 0 && me+1 < n {
+			if err := Send(c, big, me+1, 3); err != nil {
+				return err
+			}
+		} else if me%2 == 1 {
+			if _, err := Recv(c, big, me-1, 3); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestVirtualRepeatable: with cpu-scale 0 and an Elapse skeleton the
+// prediction, every rank's end time included, is bit-identical across runs
+// whatever the host scheduling did.
+func TestVirtualRepeatable(t *testing.T) {
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []vtime.RankResult
+	for run := 0; run < 6; run++ {
+		v, err := NewVirtual(m, 30, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Run(skeleton); err != nil {
+			t.Fatal(err)
+		}
+		res := v.Results()
+		if run == 0 {
+			first = res
+			rep := v.Report()
+			if rep.Predicted < 5*1e-3 {
+				t.Fatalf("predicted %g s, below the Elapse total", rep.Predicted)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(res, first) {
+			for i := range res {
+				if res[i] != first[i] {
+					t.Fatalf("run %d differs at rank %d:\n%+v\n%+v", run, i, res[i], first[i])
+				}
+			}
+		}
+	}
+}
