@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/vtime"
+	"golang.org/x/sys/unix"
 )
 
 // pingPong runs one ping-pong of size bytes between ranks 0 and peer of a
@@ -147,5 +148,111 @@ func TestVirtualRepeatable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU(t testing.TB) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	return time.Duration(ts.Nano())
+}
+
+// TestVirtualMeasuresComputation: with cpu-scale 1 the computation of a
+// rank between MPI calls is charged at its thread CPU time, while its
+// neighbours compute too (more ranks than GOMAXPROCS compete); with
+// cpu-scale 0.5 at half of it.
+func TestVirtualMeasuresComputation(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	for _, scale := range []float64{1, 0.5} {
+		v, err := NewVirtual(m, 6, scale)
+		if err != nil {
+			t.Skip(err)
+		}
+		burnt := make([]time.Duration, 6)
+		err = v.Run(func(c *Comm) error {
+			buf := make([]byte, 8)
+			for it := 0; it < 3; it++ {
+				start := threadCPU(t)
+				x := 1.0
+				for threadCPU(t)-start < 15*time.Millisecond {
+					for i := 0; i < 1000; i++ {
+						x = x*1.0000001 + 1e-9
+					}
+				}
+				burnt[c.Rank()] += threadCPU(t) - start
+				if x == 0 {
+					return nil
+				}
+				right, left := (c.Rank()+1)%c.Size(), (c.Rank()+c.Size()-1)%c.Size()
+				if _, err := Sendrecv(c, buf, right, 0, buf, left, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range v.Results() {
+			want := scale * burnt[r.Rank].Seconds()
+			// Bounded: the burn itself, plus the engine's own work between
+			// event points (sub-millisecond here).
+			if r.Computation < 0.95*want || r.Computation > 1.05*want+1e-3 {
+				t.Errorf("scale %g rank %d: charged %.4f s computation, burnt %.4f s x scale", scale, r.Rank, r.Computation, want)
+			}
+		}
+	}
+}
+
+// BenchmarkPingPongClock measures the clock's cost per MPI call: an
+// in-process ping-pong of 8 bytes in real mode (the no-op clock), virtual
+// mode with cpu-scale 0 (model only) and cpu-scale 1 (model + thread CPU
+// measurement). ns/op is one round trip (4 MPI calls, 2 per rank).
+func BenchmarkPingPongClock(b *testing.B) {
+	m, _ := vtime.Preset("tianhe1a")
+	for _, mode := range []struct {
+		name  string
+		scale float64
+		real  bool
+	}{{"real", 0, true}, {"virtual-scale0", 0, false}, {"virtual-scale1", 1, false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			var opts []Option
+			if !mode.real {
+				v, err := NewVirtual(m, 2, mode.scale)
+				if err != nil {
+					b.Skip(err)
+				}
+				opts = append(opts, WithVirtual(v))
+			}
+			b.ResetTimer()
+			err := Run(2, func(c *Comm) error {
+				buf := make([]byte, 8)
+				peer := 1 - c.Rank()
+				for i := 0; i < b.N; i++ {
+					if c.Rank() == 0 {
+						if err := Send(c, buf, peer, 0); err != nil {
+							return err
+						}
+						if _, err := Recv(c, buf, peer, 0); err != nil {
+							return err
+						}
+					} else {
+						if _, err := Recv(c, buf, peer, 0); err != nil {
+							return err
+						}
+						if err := Send(c, buf, peer, 0); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			}, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }

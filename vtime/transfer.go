@@ -45,18 +45,18 @@ func (m *Machine) Place(p int) (*Target, error) {
 			units = (units + pl.group - 1) / pl.group
 		} else if n := topo.size(); n > 0 && units > n {
 			return nil, fmt.Errorf("vtime: machine %q holds %d cores, the job needs %d ranks",
-				m.Name, t.capacity(), p)
+				m.Name, t.capacity()*n, p)
 		}
 		t.levels = append(t.levels, pl)
 	}
 	return t, nil
 }
 
-// capacity is the number of cores of a machine with a bounded outer level.
+// capacity is the number of cores in one group of the levels placed so far.
 func (t *Target) capacity() int {
 	c := t.m.CoresPerNode
 	for _, lv := range t.levels {
-		c *= lv.topo.size()
+		c *= lv.group
 	}
 	return c
 }
