@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -36,7 +37,7 @@ func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error)
 	if m == nil {
 		return nil, fmt.Errorf("mpi: NewVirtual: nil machine")
 	}
-	if !(cpuScale >= 0) {
+	if !(cpuScale >= 0) || math.IsInf(cpuScale, 1) {
 		return nil, fmt.Errorf("mpi: cpu scale %g: want a number >= 0", cpuScale)
 	}
 	t, err := m.Place(ranks)

@@ -256,3 +256,34 @@ func BenchmarkPingPongClock(b *testing.B) {
 		})
 	}
 }
+
+func TestNewVirtualRejectsBadInput(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	if _, err := NewVirtual(nil, 2, 0); err == nil {
+		t.Error("nil machine accepted")
+	}
+	for _, s := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := NewVirtual(m, 2, s); err == nil {
+			t.Errorf("cpu scale %g accepted", s)
+		}
+	}
+	if _, err := NewVirtual(m, 0, 0); err == nil {
+		t.Error("0 ranks accepted")
+	}
+	small, _ := vtime.ParseMachine([]byte(`{"name": "tiny", "bmem": 1e9, "cores_per_node": 1,
+	  "levels": [{"topology": "ring", "size": 2, "bandwidth": 1e9}]}`))
+	if _, err := NewVirtual(small, 3, 0); err == nil {
+		t.Error("3 ranks on a 2-core machine accepted")
+	}
+	// A world larger than the placed job is reported, not mis-simulated.
+	v, err := NewVirtual(m, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(3, func(c *Comm) error { return nil }, WithVirtual(v)); err != nil {
+		t.Fatal(err)
+	}
+	if v.Err() == nil {
+		t.Error("a 3-rank world on a 2-rank placement went unreported")
+	}
+}
