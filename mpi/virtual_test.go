@@ -3,6 +3,7 @@ package mpi
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,9 +134,17 @@ func TestVirtualRepeatable(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := v.Results()
+		for _, r := range res {
+			if sum := r.Computation + r.Communication + r.Waiting; math.Abs(sum-r.End) > 1e-12*r.End {
+				t.Errorf("rank %d: computation + communication + waiting = %g, end %g", r.Rank, sum, r.End)
+			}
+		}
 		if run == 0 {
 			first = res
 			rep := v.Report()
+			var text strings.Builder
+			rep.WriteText(&text)
+			t.Log("\n" + text.String())
 			if rep.Predicted < 5*1e-3 {
 				t.Fatalf("predicted %g s, below the Elapse total", rep.Predicted)
 			}
