@@ -84,14 +84,14 @@ func TestVirtualPingPongClosedForms(t *testing.T) {
 func skeleton(c *Comm) error {
 	n, me := c.Size(), c.Rank()
 	right, left := (me+1)%n, (me+n-1)%n
-	small := make([]float64, 16)
-	big := make([]float64, 8<<10)
+	small, smallIn := make([]float64, 16), make([]float64, 16)
+	big, bigIn := make([]float64, 8<<10), make([]float64, 8<<10)
 	for it := 0; it < 5; it++ {
 		c.Elapse(time.Duration(1000*(me%3+1)+it*100) * time.Microsecond)
 		var reqs [4]*Request
 		var errs [4]error
-		reqs[0], errs[0] = Irecv(c, small, left, 1)
-		reqs[1], errs[1] = Irecv(c, big, right, 2)
+		reqs[0], errs[0] = Irecv(c, smallIn, left, 1)
+		reqs[1], errs[1] = Irecv(c, bigIn, right, 2)
 		reqs[2], errs[2] = Isend(c, small, right, 1)
 		reqs[3], errs[3] = Isend(c, big, left, 2)
 		for _, err := range errs {
@@ -182,7 +182,7 @@ func TestVirtualMeasuresComputation(t *testing.T) {
 		}
 		burnt := make([]time.Duration, 6)
 		err = v.Run(func(c *Comm) error {
-			buf := make([]byte, 8)
+			buf, in := make([]byte, 8), make([]byte, 8)
 			for it := 0; it < 3; it++ {
 				start := threadCPU(t)
 				x := 1.0
@@ -196,7 +196,7 @@ func TestVirtualMeasuresComputation(t *testing.T) {
 					return nil
 				}
 				right, left := (c.Rank()+1)%c.Size(), (c.Rank()+c.Size()-1)%c.Size()
-				if _, err := Sendrecv(c, buf, right, 0, buf, left, 0); err != nil {
+				if _, err := Sendrecv(c, buf, right, 0, in, left, 0); err != nil {
 					return err
 				}
 			}
