@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pingPong runs one ping-pong of size bytes between ranks 0 and peer of a
+// virtualPingPong runs one ping-pong of size bytes between ranks 0 and peer of a
 // virtual world on machine m (cpu-scale 0) and returns the report.
-func pingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int) vtime.Report {
+func virtualPingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int) vtime.Report {
 	t.Helper()
 	v, err := NewVirtual(m, ranks, 0)
 	if err != nil {
@@ -64,7 +64,7 @@ func TestVirtualPingPongClosedForms(t *testing.T) {
 		{"eager-limit", DefaultEagerLimit, 2*float64(DefaultEagerLimit)/bmem + float64(DefaultEagerLimit)/bnet + l},
 		{"rendezvous", 1 << 20, 3*l + 2*float64(1<<20)/bmem + float64(1<<20)/bnet},
 	} {
-		rep := pingPong(t, m, 13, 12, tc.size)
+		rep := virtualPingPong(t, m, 13, 12, tc.size)
 		if got := rep.Predicted; math.Abs(got-2*tc.want) > 1e-9*2*tc.want {
 			t.Errorf("%s: predicted %.12g s, want 2 x %.12g = %.12g", tc.name, got, tc.want, 2*tc.want)
 		}
@@ -73,7 +73,7 @@ func TestVirtualPingPongClosedForms(t *testing.T) {
 		}
 	}
 	// Same node (h = 0): L = s / B_mem, so eager one-way = 3 s / B_mem.
-	rep := pingPong(t, m, 2, 1, 1000)
+	rep := virtualPingPong(t, m, 2, 1, 1000)
 	if want := 2 * 3 * 1000 / bmem; math.Abs(rep.Predicted-want) > 1e-9*want {
 		t.Errorf("on-node: predicted %.12g, want %.12g", rep.Predicted, want)
 	}
