@@ -60,6 +60,10 @@ type Clock interface {
 	// REQ or eager DATA; 0 otherwise): the target cannot deal with m before
 	// its operation exists.
 	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64)
+	// Found is called when a Probe's waiting phase finds m, the message it
+	// looks for, and leaves it in the unexpected queue undealt: the wait
+	// ends no earlier than the target would see m.
+	Found(m *transport.Header)
 	// WaitEnd is E_end of WT: num++ and t_V = A_WT_end[num-1].
 	WaitEnd()
 
@@ -83,6 +87,7 @@ func (nopClock) Early(*transport.Header) bool                                  {
 func (nopClock) DueNow(*transport.Header) bool                                 { return true }
 func (nopClock) DueInWait(*transport.Header) bool                              { return true }
 func (nopClock) Deal(*transport.Header, bool, *transport.Header, int, float64) {}
+func (nopClock) Found(*transport.Header)                                       {}
 func (nopClock) WaitEnd()                                                      {}
 func (nopClock) Now() (float64, bool)                                          { return 0, false }
 func (nopClock) Elapse(float64)                                                {}

@@ -49,12 +49,15 @@ func (r *rank) dispatch(f *transport.Frame) {
 		return
 	}
 	q, idx := r.target(f)
-	related := q != nil && q.waitMark == r.waitEpoch
+	related := r.relatedTo(f, q)
 	if r.virtual && !related && r.clock.Early(&f.Header) {
 		r.early = append(r.early, f)
 		return
 	}
 	if q == nil {
+		if related {
+			r.clock.Found(&f.Header)
+		}
 		if f.Kind == transport.Ack || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0 {
 			// An answer to an operation this rank never started: a peer bug
 			// or a corrupt frame. Drop it rather than corrupt state.
@@ -68,6 +71,17 @@ func (r *rank) dispatch(f *transport.Frame) {
 	r.deal(f, q, idx, related)
 }
 
+// relatedTo reports whether frame f belongs to c, the communication the
+// current waiting phase is for: its operation q is being waited on, or it
+// is an unmatched message a Probe is looking for.
+func (r *rank) relatedTo(f *transport.Frame, q *Request) bool {
+	if q != nil {
+		return q.waitMark == r.waitEpoch
+	}
+	return r.probe != nil && (f.Kind == transport.Req || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous == 0) &&
+		r.probe.matches(&f.Header)
+}
+
 // drainEarly deals with the early-queue frames for which take reports true,
 // in queue order, and keeps the rest. A frame whose operation has not
 // started moves to the unexpected queue.
@@ -77,12 +91,15 @@ func (r *rank) drainEarly(take func(f *transport.Frame, related bool) bool) {
 	r.early = nil
 	for _, f := range pending {
 		q, idx := r.target(f)
-		related := q != nil && q.waitMark == r.waitEpoch
+		related := r.relatedTo(f, q)
 		if !take(f, related) {
 			kept = append(kept, f)
 			continue
 		}
 		if q == nil {
+			if related {
+				r.clock.Found(&f.Header)
+			}
 			r.unexpected = append(r.unexpected, f)
 			continue
 		}

@@ -191,6 +191,7 @@ func (c *virtualClock) WaitStart(done bool)                { c.m.WaitStart(done)
 func (c *virtualClock) Early(m *transport.Header) bool     { return c.m.Early(m.Arrival) }
 func (c *virtualClock) DueNow(m *transport.Header) bool    { return c.m.DueNow(m.Arrival) }
 func (c *virtualClock) DueInWait(m *transport.Header) bool { return c.m.DueInWait(m.Arrival) }
+func (c *virtualClock) Found(m *transport.Header)          { c.m.Found(m.Arrival) }
 func (c *virtualClock) WaitEnd()                           { c.m.WaitEnd() }
 func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
 func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -79,38 +80,61 @@ func TestVirtualPingPongClosedForms(t *testing.T) {
 	}
 }
 
-// skeleton is an Elapse-based program with point-to-point traffic in
-// several patterns (eager and rendezvous, nonblocking, Waitall).
+// skeleton is an Elapse-based halo-style program with point-to-point
+// traffic in several patterns: small and large eager messages, rendezvous
+// messages, nonblocking operations and Waitall, with imbalanced computation.
+// Receives are double-buffered: those of iteration it+1 are posted before
+// waiting for iteration it, so every message arrives (in virtual time)
+// after its receive was posted. That is the condition under which the
+// prediction cannot depend on host scheduling (docs/model.md).
 func skeleton(c *Comm) error {
 	n, me := c.Size(), c.Rank()
 	right, left := (me+1)%n, (me+n-1)%n
-	small, smallIn := make([]float64, 16), make([]float64, 16)
-	big, bigIn := make([]float64, 8<<10), make([]float64, 8<<10)
-	for it := 0; it < 5; it++ {
-		c.Elapse(time.Duration(1000*(me%3+1)+it*100) * time.Microsecond)
-		var reqs [4]*Request
-		var errs [4]error
-		reqs[0], errs[0] = Irecv(c, smallIn, left, 1)
-		reqs[1], errs[1] = Irecv(c, bigIn, right, 2)
-		reqs[2], errs[2] = Isend(c, small, right, 1)
-		reqs[3], errs[3] = Isend(c, big, left, 2)
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
+	const iters = 5
+	small := make([]float64, 16)
+	mid := make([]float64, 4<<10)  // 32 KiB, eager
+	big := make([]float64, 32<<10) // 256 KiB, rendezvous
+	type inbufs struct{ small, mid, big []float64 }
+	in := [2]inbufs{}
+	for i := range in {
+		in[i] = inbufs{make([]float64, len(small)), make([]float64, len(mid)), make([]float64, len(big))}
+	}
+	recvs := make([][]*Request, iters)
+	post := func(it int) error {
+		b := in[it%2]
+		var errs [3]error
+		var q [3]*Request
+		q[0], errs[0] = Irecv(c, b.small, left, 1)
+		q[1], errs[1] = Irecv(c, b.mid, right, 2)
+		recvs[it] = append(recvs[it], q[0], q[1])
+		if me%2 == 1 {
+			q[2], errs[2] = Irecv(c, b.big, me-1, 3)
+			recvs[it] = append(recvs[it], q[2])
 		}
-		if _, err := Waitall(reqs[:]); err != nil {
+		return errors.Join(errs[:]...)
+	}
+	if err := post(0); err != nil {
+		return err
+	}
+	for it := 0; it < iters; it++ {
+		c.Elapse(time.Duration(1000*(me%3+1)+it*100+50*me) * time.Microsecond)
+		var errs [3]error
+		var sends [3]*Request
+		sends[0], errs[0] = Isend(c, small, right, 1)
+		sends[1], errs[1] = Isend(c, mid, left, 2)
+		if me%2 == 0 && me+1 < n {
+			sends[2], errs[2] = Isend(c, big, me+1, 3)
+		}
+		if err := errors.Join(errs[:]...); err != nil {
 			return err
 		}
-		c.Elapse(time.Duration(50*me) * time.Microsecond)
-		if me%2 == 0 && me+1 < n {
-			if err := Send(c, big, me+1, 3); err != nil {
+		if it+1 < iters {
+			if err := post(it + 1); err != nil {
 				return err
 			}
-		} else if me%2 == 1 {
-			if _, err := Recv(c, big, me-1, 3); err != nil {
-				return err
-			}
+		}
+		if _, err := Waitall(append(recvs[it], sends[:]...)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -294,5 +318,121 @@ func TestNewVirtualRejectsBadInput(t *testing.T) {
 	}
 	if v.Err() == nil {
 		t.Error("a 3-rank world on a 2-rank placement went unreported")
+	}
+}
+
+// TestVirtualMixedProgram runs communicator creation, AnySource receives,
+// Iprobe and Test loops in virtual time with computation measured: it must
+// finish, keep Wtime monotone, and count the temporally sensitive calls.
+func TestVirtualMixedProgram(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	v, err := NewVirtual(m, 8, 1)
+	if err != nil {
+		t.Skip(err)
+	}
+	err = v.Run(func(c *Comm) error {
+		t0 := c.Wtime()
+		sub, err := c.Split(c.Rank()%2, c.Rank())
+		if err != nil {
+			return err
+		}
+		d, err := sub.Dup()
+		if err != nil {
+			return err
+		}
+		buf := []int64{int64(c.Rank())}
+		if d.Rank() == 0 {
+			sum := int64(0)
+			for i := 1; i < d.Size(); i++ {
+				in := make([]int64, 1)
+				if _, err := Recv(d, in, AnySource, AnyTag); err != nil {
+					return err
+				}
+				sum += in[0]
+			}
+			if sum == 0 {
+				t.Errorf("rank %d: nothing received", c.Rank())
+			}
+		} else {
+			q, err := Isend(d, buf, 0, 5)
+			if err != nil {
+				return err
+			}
+			for {
+				ok, _, err := q.Test()
+				if err != nil {
+					return err
+				}
+				if ok {
+					break
+				}
+			}
+		}
+		if c.Rank() == 1 {
+			if err := Send(c, buf, 0, 9); err != nil {
+				return err
+			}
+		}
+		if c.Rank() == 0 {
+			for {
+				ok, _, err := c.Iprobe(1, 9)
+				if err != nil {
+					return err
+				}
+				if ok {
+					break
+				}
+			}
+			if _, err := Recv(c, buf, 1, 9); err != nil {
+				return err
+			}
+		}
+		if t1 := c.Wtime(); t1 < t0 {
+			t.Errorf("rank %d: Wtime went back from %g to %g", c.Rank(), t0, t1)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := v.Report()
+	if rep.Temporal == 0 || rep.Predicted <= 0 || len(rep.Unfinished) != 0 {
+		t.Errorf("report: temporal %d predicted %g unfinished %v", rep.Temporal, rep.Predicted, rep.Unfinished)
+	}
+}
+
+// TestVirtualPanicMidBurstReleasesSlot: a rank that panics while computing
+// (holding a compute slot) must not leave the others waiting for a slot.
+func TestVirtualPanicMidBurstReleasesSlot(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	v, err := NewVirtual(m, 6, 1)
+	if err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- v.Run(func(c *Comm) error {
+			buf := make([]byte, 4)
+			in := make([]byte, 4)
+			if c.Rank() < 3 {
+				panic("boom")
+			}
+			for i := 0; i < 100; i++ {
+				right, left := (c.Rank()+1)%c.Size(), (c.Rank()+c.Size()-1)%c.Size()
+				if _, err := Sendrecv(c, buf, right, 0, in, left, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		var re *RankError
+		if !errors.As(err, &re) || !re.Panic {
+			t.Errorf("want the panic reported, got %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("job hung after a rank panicked mid-burst")
 	}
 }

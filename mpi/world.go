@@ -94,6 +94,7 @@ type rank struct {
 	posted     []*Request          // posted receives, in posting order
 	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
 	early      []*transport.Frame  // Algorithm 2's early queue (virtual mode)
+	probe      *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
 	sends      map[uint64]*Request // rendezvous sends waiting for their ACK
 	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA
 	nextID     uint64

@@ -142,6 +142,15 @@ func (r *Rank) Deal(m Message, related bool) (replyArrival float64) {
 	return replyArrival
 }
 
+// Found is for a waiting activity that looks for a message without dealing
+// with it (MPI_Probe): m is related to c, and the wait ends no earlier than
+// the target sees m (Algorithm 3's t_temp). Not in the paper, which has no
+// probe.
+func (r *Rank) Found(ta float64) {
+	w := &r.wait
+	w.cur.end = max(w.cur.end, w.cur.start, w.dealTime(ta))
+}
+
 // dealTime is Algorithm 3 lines 1-13: a message that arrived (on the
 // target) during the current wait is dealt at its arrival; one that arrived
 // earlier is dealt by the wait in progress when it arrived, or, if it

@@ -613,3 +613,25 @@ func TestHistoryCapCountsMisses(t *testing.T) {
 		t.Errorf("after ForgetBefore: t_temp %g, want %g", got, r.tv-3)
 	}
 }
+
+// TestProbeFoundEndsWaitAtArrival: a Probe's wait ends when the target
+// sees the probed message (not in the paper, which has no probe).
+func TestProbeFoundEndsWaitAtArrival(t *testing.T) {
+	r := NewRank(tianhe(t, 2), 0, nil, 0)
+	r.SimStart()
+	r.Elapse(1)
+	r.Begin()
+	r.WaitStart(false)
+	r.Found(3)
+	r.WaitEnd()
+	if r.tv != 3 {
+		t.Errorf("probe wait ended at %g, want the arrival 3", r.tv)
+	}
+	r.Begin()
+	r.WaitStart(false)
+	r.Found(2) // arrived during the first wait [1, 3]: seen at once
+	r.WaitEnd()
+	if r.tv != 3 {
+		t.Errorf("probe of an old message moved t_V to %g", r.tv)
+	}
+}
