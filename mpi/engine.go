@@ -126,6 +126,12 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 			continue
 		}
 		r.unexpected = removeFrame(r.unexpected, i)
+		if r.virtual && len(r.early) > 0 && r.claimEarly(f, q) {
+			// On the target f has not arrived yet: the receive is posted
+			// and a waiting phase deals with f when its time comes.
+			q.vstart, _ = r.clock.Now()
+			return q
+		}
 		if f.Kind == transport.Data {
 			r.clock.Begin(ActDR)
 			n := len(f.Payload)

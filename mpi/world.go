@@ -77,7 +77,8 @@ type world struct {
 	failOnce sync.Once
 	failure  error
 
-	alive atomic.Int64 // hosted ranks whose function has not returned
+	alive  atomic.Int64 // hosted ranks whose function has not returned
+	stalls atomic.Int64 // virtual mode: parked ranks holding early REQ/ACKs (virtual_stall.go)
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -93,7 +94,7 @@ type rank struct {
 
 	posted     []*Request          // posted receives, in posting order
 	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
-	early      []*transport.Frame  // Algorithm 2's early queue (virtual mode)
+	early      []earlyMsg          // Algorithm 2's early queue (virtual mode), arrival order
 	probe      *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
 	sends      map[uint64]*Request // rendezvous sends waiting for their ACK
 	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA
@@ -108,6 +109,7 @@ type rank struct {
 	finished  atomic.Bool
 	blockedIn atomic.Int32 // waitSite+1 while parked, 0 otherwise
 	stats     Stats
+	stallState
 }
 
 // Stats counts a rank's traffic; the virtual-time report uses it.
@@ -200,6 +202,9 @@ func (r *rank) main(fn func(c *Comm) error) {
 	defer func() {
 		r.finished.Store(true)
 		r.w.alive.Add(-1)
+		if r.virtual && r.w.local {
+			r.w.resolveStall(nil) // the last rank awake may leave a stall behind (virtual_stall.go)
+		}
 		if returned {
 			return
 		}
@@ -277,6 +282,9 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 			return
 		}
 		now, ok := w.allAsleep()
+		if ok && w.resolveStall(nil) != nil {
+			ok = false // a stall of Algorithm 2, not a deadlock: resolved
+		}
 		if ok && (strikes == 0 || equalU64(now, naps)) {
 			strikes++
 		} else if ok {
