@@ -78,7 +78,7 @@ type world struct {
 	failure  error
 
 	alive  atomic.Int64 // hosted ranks whose function has not returned
-	stalls atomic.Int64 // virtual mode: parked ranks holding early REQ/ACKs (virtual_stall.go)
+	stalls atomic.Int64 // virtual mode: parked ranks holding early messages others wait for (virtual_stall.go)
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
