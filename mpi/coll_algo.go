@@ -28,6 +28,7 @@ const (
 	AlltoallMediumMsgSize        = 32768  // MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE
 	AlltoallThrottle             = 32     // MPIR_CVAR_ALLTOALL_THROTTLE
 	ReduceScatterCommLongMsgSize = 524288 // MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE
+	GathervSsendMinProcs         = 32     // MPIR_CVAR_GATHERV_INTER_SSEND_MIN_PROCS
 )
 
 // CollEnvPrefix prefixes the variables that force collective algorithms.

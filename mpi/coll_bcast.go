@@ -44,7 +44,10 @@ func (c *Comm) bcast(buf []byte, root int) error {
 }
 
 // bcastBinomial: ranks relative to root form a binomial tree; a rank
-// receives from its parent, then sends to its children, farthest first.
+// receives from its parent, then sends to its children, farthest first,
+// one blocking send after another as MPICH does (above the eager limit the
+// next child's handshake starts only when the previous transfer is done,
+// and predictions must see that).
 func (c *Comm) bcastBinomial(buf []byte, root int) error {
 	n := c.Size()
 	rel := (c.rank - root + n) % n
@@ -58,16 +61,14 @@ func (c *Comm) bcastBinomial(buf []byte, root int) error {
 		}
 		mask <<= 1
 	}
-	var reqs []*Request
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
-			reqs = append(reqs, c.csend(buf, (rel+mask+root)%n, tagBcast))
+			if err := c.send(buf, (rel+mask+root)%n, tagBcast); err != nil {
+				return err
+			}
 		}
 	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	return waitColl(reqs...)
+	return nil
 }
 
 // bcastChunk is the byte range of relative rank j's chunk when buf is cut
@@ -96,19 +97,17 @@ func (c *Comm) scatterForBcast(buf []byte, root int) error {
 		}
 		mask <<= 1
 	}
-	var reqs []*Request
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
 			lo, hi := bcastChunk(nb, n, rel+mask, mask)
 			if hi > lo {
-				reqs = append(reqs, c.csend(buf[lo:hi], (rel+mask+root)%n, tagBcast))
+				if err := c.send(buf[lo:hi], (rel+mask+root)%n, tagBcast); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	return waitColl(reqs...)
+	return nil
 }
 
 // bcastRingAllgather circulates the chunks around the ring of relative
