@@ -174,7 +174,7 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 }
 
 // checkV validates the counts and displacements of a v-collective against a
-// buffer of length blen and buffer of length blen (elements).
+// buffer of blen elements.
 func checkV(what string, n int, counts, displs []int, blen int) error {
 	if len(counts) < n || len(displs) < n {
 		return errorf(ClassCount, "%s: need %d counts and displacements, got %d and %d", what, n, len(counts), len(displs))
