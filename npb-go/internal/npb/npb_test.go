@@ -106,3 +106,20 @@ func TestPrint(t *testing.T) {
 		t.Errorf("grid/unsuccessful block:\n%s", b.String())
 	}
 }
+
+func TestFortranE(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		w, d int
+		want string
+	}{
+		{8.5971775078648, 20, 13, " 0.8597177507865E+01"},
+		{-0.00123, 12, 3, "  -0.123E-02"},
+		{0, 10, 3, " 0.000E+00"},
+		{9.9996, 10, 3, " 0.100E+02"},
+	} {
+		if got := FortranE(c.v, c.w, c.d); got != c.want {
+			t.Errorf("FortranE(%v,%d,%d) = %q, want %q", c.v, c.w, c.d, got, c.want)
+		}
+	}
+}
