@@ -94,7 +94,7 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, Sums, error) {
 	var sum Sums
 	for k := 1; k <= np; k++ {
 		seed := batchSeed(offset+k, an)
-		npb.Vranlc(2*nk, &seed, a, x)
+		npb.VranlcI8(2*nk, &seed, a, x)
 		gaussianPairs(x, &sum)
 	}
 
@@ -162,21 +162,27 @@ func batchSeed(kk int, an float64) float64 {
 // accumulating into sum.
 func gaussianPairs(x []float64, sum *Sums) {
 	sx, sy := sum.SX, sum.SY
-	for i := 0; i+1 < len(x); i += 2 {
-		x1 := 2*x[i] - 1
-		x2 := 2*x[i+1] - 1
+	q := sum.Q
+	for len(x) >= 2 {
+		x1 := 2*x[0] - 1
+		x2 := 2*x[1] - 1
+		x = x[2:]
 		t1 := x1*x1 + x2*x2
 		if t1 <= 1 {
 			t2 := math.Sqrt(-2 * math.Log(t1) / t1)
 			t3 := x1 * t2
 			t4 := x2 * t2
-			l := int(max(math.Abs(t3), math.Abs(t4)))
-			sum.Q[l]++
+			// A deviate beyond the last annulus (over 10 sigma) is not
+			// counted; the reference would write past its array.
+			if l := int(max(math.Abs(t3), math.Abs(t4))); l < nq {
+				q[l]++
+			}
 			sx += t3
 			sy += t4
 		}
 	}
 	sum.SX, sum.SY = sx, sy
+	sum.Q = q
 }
 
 func verify(m int, sum Sums) bool {

@@ -123,3 +123,20 @@ func TestFortranE(t *testing.T) {
 		}
 	}
 }
+
+func TestVranlcI8EqualsVranlc(t *testing.T) {
+	const a = 1220703125.0
+	x1, x2 := 314159265.0, 314159265.0
+	y1 := make([]float64, 100000)
+	y2 := make([]float64, len(y1))
+	Vranlc(len(y1), &x1, a, y1)
+	VranlcI8(len(y2), &x2, a, y2)
+	for i := range y1 {
+		if y1[i] != y2[i] {
+			t.Fatalf("y[%d]: %v != %v", i, y1[i], y2[i])
+		}
+	}
+	if x1 != x2 {
+		t.Fatalf("final seed %v != %v", x1, x2)
+	}
+}
