@@ -60,3 +60,14 @@ func TestUnknownClass(t *testing.T) {
 		t.Fatalf("class X: %v", err)
 	}
 }
+
+func TestTooManyProcesses(t *testing.T) {
+	// Class S has 2^8 batches of pairs: one per rank at most.
+	err := mpi.Run(257, func(c *mpi.Comm) error {
+		_, _, err := Run(c, 'S', &bytes.Buffer{})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "too many processes") {
+		t.Fatalf("np=257: %v", err)
+	}
+}
