@@ -169,7 +169,7 @@ func gaussianPairs(x []float64, sum *Sums) {
 		x = x[2:]
 		t1 := x1*x1 + x2*x2
 		if t1 <= 1 {
-			t2 := math.Sqrt(-2 * math.Log(t1) / t1)
+			t2 := math.Sqrt(-2 * logOn01(t1) / t1)
 			t3 := x1 * t2
 			t4 := x2 * t2
 			// A deviate beyond the last annulus (over 10 sigma) is not
