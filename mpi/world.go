@@ -17,10 +17,12 @@ import (
 )
 
 // DefaultEagerLimit is the largest message, in bytes, sent eagerly (DATA at
-// once); larger ones use the rendezvous handshake. Chosen by measurement with
-// BenchmarkEagerLimit: on in-process worlds the single-copy rendezvous starts
-// to beat the eager double copy between 16 and 64 KiB.
-const DefaultEagerLimit = 32 << 10
+// once); larger ones use the rendezvous handshake. Chosen by measurement
+// (go test -bench EagerLimit ./mpi): in-process, eager beats the single-copy
+// rendezvous up to about 128 KiB, where the extra copy through a pooled
+// buffer starts to cost more than the REQ/ACK round trip. 64 KiB keeps a
+// margin and bounds what unexpected messages can pin at a receiver.
+const DefaultEagerLimit = 64 << 10
 
 // EagerLimitEnv names the environment variable that overrides the eager
 // limit (bytes, decimal) for every world the process creates.
@@ -75,7 +77,8 @@ type world struct {
 	failOnce sync.Once
 	failure  error
 
-	alive atomic.Int64 // hosted ranks whose function has not returned
+	alive atomic.Int64         // hosted ranks whose function has not returned
+	spin  *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -98,10 +101,12 @@ type rank struct {
 	waitEpoch  uint64
 	anyCursor  int
 
+	blockReq Request // reused by blocking Send and Recv, which finish with it before returning
+
 	ctxUsed   ctxMask
 	worldComm *Comm
 	finished  atomic.Bool
-	blockedIn atomic.Pointer[string]
+	blockedIn atomic.Int32 // waitSite+1 while parked, 0 otherwise
 	stats     Stats
 }
 
@@ -117,8 +122,10 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 	w := &world{size: size, base: base, start: time.Now()}
 	w.ranks = make([]*rank, nlocal)
 	inboxes := make([]*transport.Inbox, nlocal)
+	w.spin = transport.NewSpinGroup(nlocal, runtime.GOMAXPROCS(0))
 	for i := range w.ranks {
 		inboxes[i] = transport.NewInbox()
+		inboxes[i].SetSpinGroup(w.spin)
 	}
 	for i := range w.ranks {
 		r := &rank{
@@ -133,7 +140,7 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 			}
 		}
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
-		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id}
+		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id, world: true}
 		w.ranks[i] = r
 	}
 	return w
@@ -192,6 +199,7 @@ func (r *rank) main(fn func(c *Comm) error) {
 	defer func() {
 		r.finished.Store(true)
 		r.w.alive.Add(-1)
+		r.w.spin.Leave()
 		if returned {
 			return
 		}
@@ -280,11 +288,7 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 				if r.finished.Load() {
 					continue
 				}
-				where := "an MPI call"
-				if p := r.blockedIn.Load(); p != nil {
-					where = *p
-				}
-				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, where))
+				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, waitSite(r.blockedIn.Load()-1)))
 			}
 			sort.Strings(blocked)
 			w.fail(&DeadlockError{Blocked: blocked})
@@ -303,7 +307,7 @@ func (w *world) allAsleep() (naps []uint64, ok bool) {
 			continue
 		}
 		asleep, nap := r.inbox.Asleep()
-		if !asleep || r.blockedIn.Load() == nil {
+		if !asleep || r.blockedIn.Load() == 0 {
 			return nil, false
 		}
 		naps[i] = nap
