@@ -529,3 +529,68 @@ func TestCollEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCollVolumes checks the bytes-sent column of docs/collectives.md: the
+// total over all ranks of the bytes each algorithm sends, for m = 512-byte
+// buffers (b = 512-byte blocks), which p divides so the blocks are even.
+func TestCollVolumes(t *testing.T) {
+	const k = 64 // int64s: m = b = 512 bytes
+	const m = 8 * k
+	lg := ceilLog2
+	a2a := func(c *Comm) error { return Alltoall(c, make([]int64, k*c.Size()), make([]int64, k*c.Size())) }
+	ag := func(c *Comm) error { return AllgatherInPlace(c, make([]int64, k*c.Size())) }
+	ar := func(c *Comm) error { return AllreduceInPlace(c, make([]int64, k), Sum) }
+	cases := []struct {
+		kind collKind
+		a    algo
+		call func(c *Comm) error
+		want func(n int) int // bytes sent by all ranks together
+	}{
+		{collBcast, algoBinomial, func(c *Comm) error { return Bcast(c, make([]int64, k), 0) }, func(n int) int { return (n - 1) * m }},
+		{collAllreduce, algoRecDbl, ar, func(n int) int { p := pof2Below(n); return 2*(n-p)*m + p*lg(p)*m }},
+		{collAllreduce, algoRabenseifner, ar, func(n int) int { p := pof2Below(n); return 2*(n-p)*m + 2*(p-1)*m }},
+		{collAllreduce, algoRing, ar, func(n int) int { return 2 * (n - 1) * m }},
+		{collAllgather, algoRing, ag, func(n int) int { return n * (n - 1) * m }},
+		{collAllgather, algoBruck, ag, func(n int) int { return n * (n - 1) * m }},
+		{collAlltoall, algoPairwise, a2a, func(n int) int { return n * (n - 1) * m }},
+		{collAlltoall, algoScattered, a2a, func(n int) int { return n * (n - 1) * m }},
+		{collAlltoall, algoBruck, a2a, func(n int) int {
+			s := 0
+			for pow := 1; pow < n; pow <<= 1 {
+				for i := 0; i < n; i++ {
+					if i&pow != 0 {
+						s++
+					}
+				}
+			}
+			return n * s * m
+		}},
+	}
+	for _, x := range cases {
+		forceAlgo(t, x.kind, x.a)
+		for _, n := range []int{6, 8, 13} {
+			var total int64
+			err := Run(n, func(c *Comm) error {
+				before := c.r.stats.sentBytes
+				if err := x.call(c); err != nil {
+					return err
+				}
+				sent := []int64{c.r.stats.sentBytes - before}
+				if err := AllreduceInPlace(c, sent, Sum); err != nil {
+					return err
+				}
+				if c.Rank() == 0 {
+					total = sent[0]
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := x.want(n); total != int64(want) {
+				t.Errorf("%v=%v n=%d: %d bytes, want %d", x.kind, x.a, n, total, want)
+			}
+		}
+	}
+	setForced(nil)
+}
