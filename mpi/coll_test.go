@@ -485,6 +485,24 @@ func TestCollErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A null communicator is an ErrComm error, not a panic.
+	var null *Comm
+	for what, err := range map[string]error{
+		"Barrier":             null.Barrier(),
+		"Bcast":               Bcast(null, []int{1}, 0),
+		"Allreduce":           Allreduce(null, []int{1}, []int{1}, Sum),
+		"ReduceInPlace":       ReduceInPlace(null, []int{1}, Sum, 0),
+		"GatherInPlace":       GatherInPlace(null, []int{1}, 0),
+		"Scatterv":            Scatterv(null, []int{1}, []int{1}, []int{0}, []int{1}, 0),
+		"Alltoallv":           Alltoallv(null, []int{1}, []int{1}, []int{0}, []int{1}, []int{1}, []int{0}),
+		"ReduceScatterBlock":  ReduceScatterBlock(null, []int{1}, []int{1}, Sum),
+		"ExscanInPlace":       ExscanInPlace(null, []int{1}, Sum),
+		"AllreduceLocInPlace": AllreduceLocInPlace(null, []ValIdx[int]{{}}, MaxLoc),
+	} {
+		if !errors.Is(err, ErrComm) {
+			t.Errorf("%s on a null communicator: %v", what, err)
+		}
+	}
 	// A freed communicator is refused.
 	err = Run(2, func(c *Comm) error {
 		d, err := c.Dup()
