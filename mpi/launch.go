@@ -1,0 +1,162 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/transport"
+	"github.com/gompi/gompi/transport/inproc"
+	"github.com/gompi/gompi/transport/tcp"
+)
+
+func init() { launcher = joinJob }
+
+// joinJob is Main under gompirun: it builds this process's part of the job
+// (its block of ranks, the transports to every other rank), meets the other
+// processes at the init barrier, runs the ranks, and meets them again at
+// the finalize barrier so no process exits while a peer may still need it.
+// A failing rank reports itself to gompirun and exits the process at once;
+// gompirun then takes the rest of the job down.
+func joinJob(fn func(c *Comm) error) (handled bool, exit int) {
+	env, ok, err := launch.FromEnv()
+	if !ok {
+		return false, 0
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
+		return true, 2
+	}
+	if err := runJob(env, fn); err != nil {
+		fmt.Fprintf(os.Stderr, "gompi: process %d: %v\n", env.Proc, err)
+		return true, 1
+	}
+	return true, 0
+}
+
+// procInfo is what each process publishes at start-up.
+type procInfo struct {
+	host    string
+	tcpAddr string
+}
+
+func (p procInfo) String() string { return p.host + "\t" + p.tcpAddr }
+
+func parseProcInfo(s string) (procInfo, bool) {
+	host, addr, ok := strings.Cut(s, "\t")
+	return procInfo{host: host, tcpAddr: addr}, ok
+}
+
+func runJob(env *launch.Env, fn func(c *Comm) error) error {
+	bases := launch.Placement(env.Size, env.Procs)
+	if bases[env.Proc] != env.RankBase || bases[env.Proc+1]-bases[env.Proc] != env.NRanks {
+		return fmt.Errorf("ranks %d+%d do not match the job's placement", env.RankBase, env.NRanks)
+	}
+	force := os.Getenv(launch.EnvTransport)
+	if force != "" && force != "tcp" && force != "shm" {
+		return fmt.Errorf("%s=%q: want tcp, shm or nothing", launch.EnvTransport, force)
+	}
+	cfg, err := newConfig(nil)
+	if err != nil {
+		return err
+	}
+	client, err := launch.Dial(env)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+
+	w := newWorld(env.Size, env.RankBase, env.NRanks, cfg)
+	w.local = env.Procs == 1
+	inboxes := make([]*transport.Inbox, len(w.ranks))
+	for i, r := range w.ranks {
+		inboxes[i] = r.inbox
+	}
+	w.exitFn = func(code int) { exitJob(w, client, code) }
+
+	host, _ := os.Hostname()
+	me := procInfo{host: host}
+	var tr *tcp.Transport
+	if env.Procs > 1 {
+		tr, err = tcp.Listen(tcp.Config{
+			Token: env.Token, Proc: env.Proc, Base: env.RankBase, Inboxes: inboxes,
+			Listen: os.Getenv(launch.EnvListen),
+			OnError: func(err error) {
+				w.fail(&Error{Class: ClassOther, Msg: "transport failed", Err: err})
+			},
+		})
+		if err != nil {
+			return err
+		}
+		defer tr.Close()
+		me.tcpAddr = tr.Addr()
+	}
+	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
+		return err
+	}
+	kv, err := client.Barrier(launch.BarrierInit)
+	if err != nil {
+		return err
+	}
+	procs := make([]procInfo, env.Procs)
+	for i := range procs {
+		p, ok := parseProcInfo(kv["proc/"+strconv.Itoa(i)])
+		if !ok {
+			return fmt.Errorf("process %d published no address", i)
+		}
+		procs[i] = p
+	}
+	table := &transport.Table{Routes: make([]transport.Transport, env.Size)}
+	local := inproc.New(env.RankBase, inboxes)
+	if tr != nil {
+		peers := make([]tcp.Peer, env.Procs)
+		for i, p := range procs {
+			peers[i] = tcp.Peer{Addr: p.tcpAddr, Base: bases[i], N: bases[i+1] - bases[i]}
+		}
+		tr.SetPeers(peers)
+	}
+	for p := range procs {
+		var route transport.Transport = tr
+		if p == env.Proc {
+			route = local
+		}
+		for r := bases[p]; r < bases[p+1]; r++ {
+			table.Routes[r] = route
+		}
+	}
+	w.out = table
+	for _, r := range w.ranks {
+		r.out = table
+	}
+	if err := w.run(fn); err != nil {
+		return err // not reached: exitFn ends the process on failure
+	}
+	_, err = client.Barrier(launch.BarrierFinalize)
+	return err
+}
+
+// exitJob is the process-level end of a failed job: tell gompirun which
+// rank failed and why, then exit with the job's code.
+func exitJob(w *world, client *launch.Client, code int) {
+	err := w.failure
+	rank := -1
+	var re *RankError
+	var ae *AbortError
+	switch {
+	case errors.As(err, &ae):
+		rank = ae.Rank
+	case errors.As(err, &re):
+		rank = re.Rank
+		if re.Panic {
+			// The stack is worth the lines: print it here, the one-line
+			// cause goes to gompirun.
+			fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
+		}
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	client.Fail(rank, code, msg)
+	os.Exit(code)
+}
