@@ -56,7 +56,7 @@ func BenchmarkPingPong(b *testing.B) {
 // BenchmarkEagerLimit measures messages around candidate eager limits under
 // both protocols, which is how DefaultEagerLimit was chosen.
 func BenchmarkEagerLimit(b *testing.B) {
-	for _, size := range []int{4 << 10, 16 << 10, 32 << 10, 64 << 10, 256 << 10} {
+	for _, size := range []int{4 << 10, 16 << 10, 64 << 10, 128 << 10, 256 << 10} {
 		b.Run(fmt.Sprintf("%dKiB/eager", size>>10), func(b *testing.B) { pingPong(b, size, WithEagerLimit(size)) })
 		b.Run(fmt.Sprintf("%dKiB/rendezvous", size>>10), func(b *testing.B) { pingPong(b, size, WithEagerLimit(size-1)) })
 	}

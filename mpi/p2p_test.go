@@ -362,7 +362,22 @@ func TestWaitanyTestanyFairness(t *testing.T) {
 func TestWaitsomeTestsomeTestall(t *testing.T) {
 	runT(t, 4, func(c *Comm) error {
 		if c.Rank() != 0 {
-			return Send(c, []int{c.Rank()}, 0, 0)
+			if err := Send(c, []int{c.Rank()}, 0, 0); err != nil {
+				return err
+			}
+			if c.Rank() == 1 { // the Testall part: answer, then send the two awaited messages
+				if _, err := Recv(c, make([]int, 1), 0, 79); err != nil {
+					return err
+				}
+				if err := Send(c, []int{0}, 0, 80); err != nil {
+					return err
+				}
+				if err := Send(c, []int{10}, 0, 77); err != nil {
+					return err
+				}
+				return Send(c, []int{11}, 0, 77)
+			}
+			return nil
 		}
 		reqs := make([]*Request, 3)
 		bufs := make([][]int, 3)
@@ -385,6 +400,37 @@ func TestWaitsomeTestsomeTestall(t *testing.T) {
 				}
 				reqs[i] = nil
 				got++
+			}
+		}
+		// Testall on pending requests reports false, then true once they complete.
+		pend := make([]*Request, 2)
+		pb := make([][]int, 2)
+		for i := range pend {
+			pb[i] = make([]int, 1)
+			pend[i], _ = Irecv(c, pb[i], 1, 77)
+		}
+		if ok, _, _ := Testall(pend); ok {
+			return errors.New("Testall true before any message")
+		}
+		if err := Send(c, []int{5}, 0, 78); err != nil { // self message, unrelated
+			return err
+		}
+		if _, err := Recv(c, make([]int, 1), 0, 78); err != nil {
+			return err
+		}
+		if _, err := Sendrecv(c, []int{1}, 1, 79, make([]int, 1), 1, 80); err != nil {
+			return err
+		}
+		for {
+			ok, st, err := Testall(pend)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if pb[0][0] != 10 || pb[1][0] != 11 || st[1].Source != 1 {
+					return fmt.Errorf("Testall results %v %v %+v", pb[0], pb[1], st)
+				}
+				break
 			}
 		}
 		if idx, _, _ := Testsome(reqs); idx != nil {

@@ -225,27 +225,33 @@ func reqOwner(reqs []*Request) *rank {
 // order; when any operation failed the error is an ErrInStatus error and
 // each status's Err says which.
 func Waitall(reqs []*Request) ([]Status, error) {
-	st := make([]Status, len(reqs))
 	r := reqOwner(reqs)
 	if r != nil {
-		all := func() bool {
-			for _, q := range reqs {
-				if q != nil && !q.done.Load() {
-					return false
-				}
-			}
-			return true
-		}
-		if !all() {
+		if !allDone(reqs) {
 			r.waitEpoch++
 			for _, q := range reqs {
 				r.mark(q)
 			}
-			r.waitPhase(all, true, siteWaitall)
+			r.waitPhase(func() bool { return allDone(reqs) }, true, siteWaitall)
 		} else {
 			r.emptyWait()
 		}
 	}
+	return collectAll(reqs)
+}
+
+func allDone(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil && !q.done.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// collectAll finishes every (completed) request and gathers the statuses.
+func collectAll(reqs []*Request) ([]Status, error) {
+	st := make([]Status, len(reqs))
 	var failed bool
 	for i, q := range reqs {
 		if q == nil {
@@ -412,24 +418,16 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		return true, make([]Status, len(reqs)), nil
 	}
 	r.stats.temporal++
-	all := func() bool {
-		for _, q := range reqs {
-			if q != nil && !q.done.Load() {
-				return false
-			}
-		}
-		return true
-	}
-	if !all() {
+	if !allDone(reqs) {
 		r.waitEpoch++
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(all, false, siteTest)
-		if !all() {
+		r.waitPhase(func() bool { return allDone(reqs) }, false, siteTest)
+		if !allDone(reqs) {
 			return false, nil, nil
 		}
 	}
-	st, err := Waitall(reqs)
+	st, err := collectAll(reqs)
 	return true, st, err
 }

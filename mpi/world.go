@@ -17,10 +17,12 @@ import (
 )
 
 // DefaultEagerLimit is the largest message, in bytes, sent eagerly (DATA at
-// once); larger ones use the rendezvous handshake. Chosen by measurement with
-// BenchmarkEagerLimit: on in-process worlds the single-copy rendezvous starts
-// to beat the eager double copy between 16 and 64 KiB.
-const DefaultEagerLimit = 32 << 10
+// once); larger ones use the rendezvous handshake. Chosen by measurement
+// (go test -bench EagerLimit ./mpi): in-process, eager beats the single-copy
+// rendezvous up to about 128 KiB, where the extra copy through a pooled
+// buffer starts to cost more than the REQ/ACK round trip. 64 KiB keeps a
+// margin and bounds what unexpected messages can pin at a receiver.
+const DefaultEagerLimit = 64 << 10
 
 // EagerLimitEnv names the environment variable that overrides the eager
 // limit (bytes, decimal) for every world the process creates.

@@ -112,7 +112,9 @@ func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready) }
 // and no wake-up pending, and which nap it is in (the count changes each
 // time it goes to sleep). Deadlock detection samples it.
 func (ib *Inbox) Asleep() (bool, uint64) {
-	return ib.sleeping.Load() && ib.q.empty() && len(ib.wake) == 0, ib.naps.Load()
+	// While the owner sleeps its private list is empty (it checked before
+	// sleeping), so the shared stack tells the whole story.
+	return ib.sleeping.Load() && ib.q.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
 }
 
 func (ib *Inbox) sleep(ready func() bool) {

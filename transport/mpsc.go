@@ -2,69 +2,57 @@ package transport
 
 import "sync/atomic"
 
-// mpsc is Vyukov's intrusive multi-producer single-consumer queue: a push is
-// one atomic swap, a pop touches only the consumer's own pointer unless the
-// queue is nearly empty, so delivering a frame to another core costs about
-// one cache-line transfer. Frames link through Frame.next; a frame is in at
-// most one queue at a time.
+// mpsc is a multi-producer single-consumer FIFO built for the message path:
+// producers push onto a lock-free stack (one compare-and-swap), and the
+// consumer takes the whole stack with one swap and reverses it into a
+// private list it then pops without any shared write. A frame crossing
+// cores therefore costs the stack's one cache line and the frame's own
+// lines. There is no ABA hazard because nodes leave the stack only all
+// together. Frames link through Frame.next; a frame is in at most one queue.
 type mpsc struct {
-	head atomic.Pointer[Frame] // consumer side; atomic only so observers may read it
-	_    [cacheLine - 8]byte
-	tail atomic.Pointer[Frame] // last pushed; producers swap it
-	_    [cacheLine - 8]byte
-	stub Frame
+	top   atomic.Pointer[Frame] // pushed frames, newest first
+	_     [cacheLine - 8]byte
+	local *Frame // consumer only: taken frames, oldest first
 }
 
 // cacheLine keeps fields written by different cores on different lines.
 const cacheLine = 64
 
-func (q *mpsc) init() {
-	q.head.Store(&q.stub)
-	q.tail.Store(&q.stub)
-}
+func (q *mpsc) init() {}
 
 // push appends f. Safe from any goroutine.
 func (q *mpsc) push(f *Frame) {
-	f.next.Store(nil)
-	prev := q.tail.Swap(f)
-	prev.next.Store(f)
+	for {
+		old := q.top.Load()
+		f.next = old
+		if q.top.CompareAndSwap(old, f) {
+			return
+		}
+	}
 }
 
-// empty reports whether nothing has been pushed that pop has not returned.
-// A push that has swapped the tail counts as present even before it is
-// linked, which is what the sleep protocol needs.
-func (q *mpsc) empty() bool {
-	return q.head.Load() == &q.stub && q.tail.Load() == &q.stub
-}
+// empty reports whether pop would return nil. Consumer only.
+func (q *mpsc) empty() bool { return q.local == nil && q.top.Load() == nil }
 
-// pop removes the first frame. It returns nil when the queue is empty, or
-// when a producer is between its swap and its link (the frame shows up on a
-// later pop). Consumer only.
+// pushedEmpty reports whether no frame waits on the shared stack; any
+// goroutine may ask.
+func (q *mpsc) pushedEmpty() bool { return q.top.Load() == nil }
+
+// pop removes the oldest frame, or returns nil. Consumer only.
 func (q *mpsc) pop() *Frame {
-	head := q.head.Load()
-	next := head.next.Load()
-	if head == &q.stub {
-		if next == nil {
+	f := q.local
+	if f == nil {
+		if q.top.Load() == nil {
 			return nil
 		}
-		q.head.Store(next)
-		head = next
-		next = next.next.Load()
+		// Take everything and reverse it into arrival order.
+		for g := q.top.Swap(nil); g != nil; {
+			n := g.next
+			g.next = f
+			f, g = g, n
+		}
 	}
-	if next != nil {
-		q.head.Store(next)
-		head.next.Store(nil)
-		return head
-	}
-	if head != q.tail.Load() {
-		return nil // a push is in progress behind head
-	}
-	q.push(&q.stub)
-	next = head.next.Load()
-	if next != nil {
-		q.head.Store(next)
-		head.next.Store(nil)
-		return head
-	}
-	return nil
+	q.local = f.next
+	f.next = nil
+	return f
 }
