@@ -13,7 +13,6 @@
 package tcp
 
 import (
-	"bufio"
 	"crypto/subtle"
 	"encoding/binary"
 	"errors"
@@ -65,6 +64,7 @@ type Transport struct {
 
 	mu      sync.Mutex
 	in      map[net.Conn]bool
+	polled  atomic.Pointer[[]*inConn] // authenticated incoming connections
 	closing atomic.Bool
 
 	rejected  atomic.Int64
@@ -92,6 +92,9 @@ func Listen(cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("tcp: listen: %w", err)
 	}
 	t := &Transport{cfg: cfg, ln: ln, ready: make(chan struct{}), in: map[net.Conn]bool{}}
+	for _, ib := range cfg.Inboxes {
+		ib.AddPoller(t)
+	}
 	go t.accept()
 	return t, nil
 }
@@ -251,43 +254,42 @@ func (t *Transport) serve(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	peer := t.peers[p]
-	r := bufio.NewReaderSize(c, 256<<10)
-	var hdr [transport.HeaderSize]byte
-	for {
-		f, err := readFrame(r, hdr[:])
-		if err == nil {
-			err = t.deliver(f, peer)
-		}
-		if err == nil {
-			continue
-		}
-		// A clean end of stream: the peer finished (it closes only after the
-		// job's finalize barrier, or when it dies, which gompirun handles).
-		if err == io.EOF || t.closing.Load() {
-			return
-		}
-		t.malformed.Add(1)
-		if t.cfg.OnError != nil {
-			t.cfg.OnError(fmt.Errorf("tcp: connection from process %d (ranks %d-%d): %w",
-				p, peer.Base, peer.Base+peer.N-1, err))
-		}
+	ic, err := newInConn(t, c, p)
+	if err != nil {
+		t.rejected.Add(1)
 		return
 	}
+	t.addIn(ic)
+	ic.loop()
 }
 
-// deliver checks that f comes from a rank of the peer it arrived from and
-// goes to a rank of this process, then queues it.
-func (t *Transport) deliver(f *transport.Frame, from Peer) error {
-	d := int(f.Dst) - t.cfg.Base
-	s := int(f.Src)
-	if d < 0 || d >= len(t.cfg.Inboxes) || s < from.Base || s >= from.Base+from.N {
-		err := fmt.Errorf("misrouted frame %v", f)
-		f.Free()
-		return err
+// addIn publishes a new incoming connection to the polling ranks
+// (copy-on-write: Poll reads the list without a lock).
+func (t *Transport) addIn(ic *inConn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.polled.Load()
+	list := []*inConn{ic}
+	if old != nil {
+		list = append(append([]*inConn(nil), *old...), ic)
 	}
-	t.cfg.Inboxes[d].Deliver(f)
-	return nil
+	t.polled.Store(&list)
+}
+
+// Poll implements transport.Poller: a waiting rank takes whatever frames
+// have arrived on any incoming connection.
+func (t *Transport) Poll(*transport.Inbox) bool {
+	l := t.polled.Load()
+	if l == nil {
+		return false
+	}
+	got := false
+	for _, ic := range *l {
+		if ic.poll() {
+			got = true
+		}
+	}
+	return got
 }
 
 // Close stops listening and closes every connection.

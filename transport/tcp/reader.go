@@ -1,0 +1,246 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// inConn is the receiving end of a connection from another process. Frames
+// are taken off it by whoever gets there first: a waiting rank polling it
+// (Transport.Poll, from Inbox.Park's spin) or, once ranks sleep, the
+// connection's own goroutine woken by the network poller. A rank that spins
+// keeps its processor busy, which starves Go's network poller; reading the
+// socket from the spin itself is what keeps latency near a plain ping-pong.
+type inConn struct {
+	t    *Transport
+	c    net.Conn
+	rc   syscall.RawConn
+	read func(p []byte) (int, error) // readSome, or a stand-in in tests
+	proc int
+	peer Peer
+
+	mu   sync.Mutex // held while reading and parsing
+	buf  []byte     // received bytes not yet parsed: buf[r:w]
+	r, w int
+	big  *transport.Frame // a frame whose large payload is being read straight into it
+	got  int64            // payload bytes of big received so far
+	dead bool
+}
+
+// smallFrame is the largest frame assembled in the connection buffer; larger
+// payloads are read straight into their own allocation.
+const smallFrame = 64 << 10
+
+func newInConn(t *Transport, c net.Conn, proc int) (*inConn, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("connection has no file descriptor")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	ic := &inConn{t: t, c: c, rc: rc, proc: proc, peer: t.peers[proc], buf: make([]byte, 256<<10)}
+	ic.read = ic.readSome
+	return ic, nil
+}
+
+// readSome does one non-blocking read into p: n bytes, or 0 with a nil
+// error when nothing is waiting, or io.EOF.
+func (ic *inConn) readSome(p []byte) (n int, err error) {
+	// Control, not Read: RawConn.Read holds the descriptor's read lock,
+	// which loop holds while it waits, and a polling rank must not wait.
+	// The descriptor is non-blocking (Go sets it so).
+	cerr := ic.rc.Control(func(fd uintptr) {
+		for {
+			n, err = syscall.Read(int(fd), p)
+			if err != syscall.EINTR {
+				break
+			}
+		}
+	})
+	switch {
+	case cerr != nil:
+		return 0, cerr
+	case err == syscall.EAGAIN:
+		return 0, nil
+	case err != nil:
+		return 0, err
+	case n == 0 && len(p) > 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// drain reads and delivers every complete frame available now. It reports
+// whether it delivered any. The caller holds ic.mu.
+func (ic *inConn) drain() (bool, error) {
+	delivered := false
+	for {
+		progress, err := ic.step(&delivered)
+		if err != nil || !progress {
+			return delivered, err
+		}
+	}
+}
+
+// step makes one unit of progress: a read, or a parsed frame.
+func (ic *inConn) step(delivered *bool) (bool, error) {
+	if f := ic.big; f != nil { // reading a large payload in place
+		if ic.got == int64(len(f.Payload)) && ic.got < f.Size {
+			grown := make([]byte, min(f.Size, 2*int64(len(f.Payload))))
+			copy(grown, f.Payload)
+			f.Payload = grown
+		}
+		n, err := ic.read(f.Payload[ic.got:])
+		if err != nil {
+			return false, noEOF(err)
+		}
+		ic.got += int64(n)
+		if ic.got == f.Size {
+			ic.big = nil
+			*delivered = true
+			return true, ic.deliver(f)
+		}
+		return n > 0, nil
+	}
+	avail := ic.buf[ic.r:ic.w]
+	if len(avail) >= transport.HeaderSize {
+		h, err := transport.DecodeHeader(avail)
+		if err != nil {
+			return false, err
+		}
+		n := h.PayloadLen()
+		if n > smallFrame {
+			f := transport.NewFrame()
+			f.Header = h
+			f.Payload = make([]byte, min(n, readChunk))
+			ic.got = int64(copy(f.Payload, avail[transport.HeaderSize:]))
+			ic.r += transport.HeaderSize + int(ic.got)
+			ic.big = f
+			return true, nil
+		}
+		if int64(len(avail)) >= transport.HeaderSize+n {
+			f := transport.NewFrame()
+			f.Header = h
+			if n > 0 {
+				f.CopyPayload(avail[transport.HeaderSize : transport.HeaderSize+n])
+			}
+			ic.r += transport.HeaderSize + int(n)
+			*delivered = true
+			return true, ic.deliver(f)
+		}
+	}
+	// Need more bytes: compact, then read.
+	if ic.r > 0 {
+		ic.w = copy(ic.buf, ic.buf[ic.r:ic.w])
+		ic.r = 0
+	}
+	n, err := ic.read(ic.buf[ic.w:])
+	if err == io.EOF && ic.w > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return false, err
+	}
+	ic.w += n
+	return n > 0, nil
+}
+
+// deliver checks that f comes from a rank of the peer and goes to a rank of
+// this process, then queues it.
+func (ic *inConn) deliver(f *transport.Frame) error {
+	d := int(f.Dst) - ic.t.cfg.Base
+	s := int(f.Src)
+	if d < 0 || d >= len(ic.t.cfg.Inboxes) || s < ic.peer.Base || s >= ic.peer.Base+ic.peer.N {
+		err := fmt.Errorf("misrouted frame %v", f)
+		f.Free()
+		return err
+	}
+	ic.t.cfg.Inboxes[d].Deliver(f)
+	return nil
+}
+
+// poll is a rank's attempt to take frames off the connection; it gives up
+// at once when someone else is reading it.
+func (ic *inConn) poll() bool {
+	if !ic.mu.TryLock() {
+		return false
+	}
+	defer ic.mu.Unlock()
+	if ic.dead {
+		return false
+	}
+	got, err := ic.drain()
+	if err != nil {
+		ic.fail(err)
+	}
+	return got
+}
+
+// loop is the connection's goroutine: it waits for the socket to become
+// readable and drains it, until the connection ends.
+func (ic *inConn) loop() {
+	var peek [1]byte
+	for {
+		// Wait without consuming: a polling rank may take the bytes first.
+		werr := ic.rc.Read(func(fd uintptr) bool {
+			return !wouldBlock(fd, peek[:])
+		})
+		ic.mu.Lock()
+		if ic.dead {
+			ic.mu.Unlock()
+			return
+		}
+		err := werr
+		if err == nil {
+			_, err = ic.drain()
+		}
+		if err != nil {
+			ic.fail(err)
+			ic.mu.Unlock()
+			return
+		}
+		ic.mu.Unlock()
+	}
+}
+
+// fail ends the connection. A clean end of stream means the peer finished
+// (it closes only after the job's finalize barrier, or when it dies, which
+// gompirun handles); anything else breaks the job. The caller holds ic.mu.
+func (ic *inConn) fail(err error) {
+	ic.dead = true
+	ic.c.Close()
+	if ic.big != nil {
+		ic.big.Free()
+		ic.big = nil
+	}
+	if err == io.EOF || ic.t.closing.Load() {
+		return
+	}
+	ic.t.malformed.Add(1)
+	if ic.t.cfg.OnError != nil {
+		ic.t.cfg.OnError(fmt.Errorf("tcp: connection from process %d (ranks %d-%d): %w",
+			ic.proc, ic.peer.Base, ic.peer.Base+ic.peer.N-1, err))
+	}
+}
+
+// wouldBlock peeks at the socket: true when no byte (and no end of stream
+// or error) is waiting. syscall.Recvfrom is not used because it tries to
+// decode a source address that TCP does not give.
+func wouldBlock(fd uintptr, one []byte) bool {
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&one[0])), 1,
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		if e != syscall.EINTR {
+			return e == syscall.EAGAIN
+		}
+	}
+}
