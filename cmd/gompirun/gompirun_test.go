@@ -21,6 +21,10 @@ import (
 // deadline.
 var gompirun, jobProg string
 
+// freshCache is the environment of a gompirun whose own binary cache is
+// empty; the go command keeps its build cache, so a build costs seconds.
+var freshCache []string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "gompirun-test-")
 	if err != nil {
@@ -35,6 +39,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	freshCache = []string{"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"), "GOCACHE=" + strings.TrimSpace(string(gocache))}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -268,7 +278,7 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("gompirun %v: exit %d, stderr %q; want exit 2 and one line", args, r.code, r.stderr)
 		}
 	}
-	r := gorun(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, "-np", "2", "./testdata/broken")
+	r := gorun(t, freshCache, "-np", "2", "./testdata/broken")
 	if r.code != 2 || !strings.HasSuffix(r.stderr, "gompirun: cannot build "+mustAbs(t, "testdata/broken")+"\n") ||
 		!strings.Contains(r.stderr, "undefined") {
 		t.Errorf("broken program: exit %d, stderr %q", r.code, r.stderr)
@@ -276,7 +286,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestBuildsPackage(t *testing.T) {
-	r := gorun(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, "-np", "2", "-timeout", "60s", "./testdata/job")
+	r := gorun(t, freshCache, "-np", "2", "-timeout", "60s", "./testdata/job")
 	wantRing(t, r, 2)
 }
 
