@@ -1,0 +1,64 @@
+//go:build linux
+
+package shm
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gompi/gompi/transport"
+	"golang.org/x/sys/unix"
+)
+
+// Wake-up protocol. Ranks poll their rings themselves while they spin; only
+// when one is about to sleep must a sender in another process act. The
+// sleeping rank raises its segment's sleepers count (Sleeping), then makes
+// its final poll; a sender publishes its record, then reads sleepers. Both
+// sides store then load with sequentially consistent atomics, so at least
+// one sees the other: either the final poll finds the record, or the sender
+// sees a sleeper, bumps the segment's futex word and wakes the owner's
+// waiter goroutine. The waiter drains every ring into the inboxes, and
+// Inbox.Deliver kicks the sleeping owner. While no rank sleeps the waiter
+// costs nothing and a send costs no system call.
+//
+// Senders whose ring is full also wake the waiter (regardless of sleepers),
+// so a send never depends on a receiving rank entering MPI.
+
+const (
+	futexWait = 0 // FUTEX_WAIT, shared (no FUTEX_PRIVATE_FLAG): the word is in a shared mapping
+	futexWake = 1
+)
+
+func futex(word *atomic.Uint32, op, val uintptr) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(word)), op, val, 0, 0, 0)
+}
+
+// wake wakes the waiter of segment s.
+func wake(s *segment) {
+	w := s.u32(offSeq)
+	w.Add(1)
+	futex(w, futexWake, 1)
+}
+
+// Sleeping implements transport.SleepWatcher.
+func (t *Transport) Sleeping(_ *transport.Inbox, asleep bool) {
+	if asleep {
+		t.own.u32(offSleepers).Add(1)
+	} else {
+		t.own.u32(offSleepers).Add(^uint32(0))
+	}
+}
+
+// waiter drains the rings whenever a sender wakes it, until Close.
+func (t *Transport) waiter() {
+	defer close(t.waiterDone)
+	seq := t.own.u32(offSeq)
+	for {
+		s := seq.Load()
+		if t.closing.Load() {
+			return
+		}
+		t.drain(true)
+		futex(seq, futexWait, uintptr(s))
+	}
+}
