@@ -46,6 +46,10 @@ func probeCMA() (bool, string) {
 	return true, ""
 }
 
+// cmaRead is the read the receiver uses; tests replace it to simulate a
+// kernel that refuses.
+var cmaRead = readRemote
+
 // readRemote fills dst from address addr of process pid.
 func readRemote(pid int, addr uintptr, dst []byte) (int, error) {
 	done := 0

@@ -74,6 +74,21 @@ func recvFrame(ib *transport.Inbox, d time.Duration) *transport.Frame {
 	}
 }
 
+// recvUntil waits for the next frame of ib until stop reports true (then
+// nil). It costs no timer per call, for benchmarks and the echo child,
+// which get a watchdog that sets stop and kicks ib.
+func recvUntil(ib *transport.Inbox, stop *atomic.Bool) *transport.Frame {
+	for {
+		if f := ib.Next(); f != nil {
+			return f
+		}
+		if stop.Load() {
+			return nil
+		}
+		ib.Park(stop.Load)
+	}
+}
+
 // waitFor parks on ib until cond holds, at most d; it reports cond.
 func waitFor(ib *transport.Inbox, d time.Duration, cond func() bool) bool {
 	var expired atomic.Bool

@@ -203,7 +203,7 @@ func (t *Transport) handleRdv(r *inRing, body []byte) error {
 		return err
 	}
 	buf, recycle := getBuf(int(size))
-	_, err = readRemote(int(pr.seg.u32(offPid).Load()), uintptr(addr), buf)
+	_, err = cmaRead(int(pr.seg.u32(offPid).Load()), uintptr(addr), buf)
 	if err != nil {
 		if recycle != nil {
 			recycle()

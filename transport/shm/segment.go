@@ -3,6 +3,7 @@
 package shm
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -168,5 +169,17 @@ func (s *segment) alive() bool {
 	if s.u32(offClosed).Load() != 0 {
 		return false
 	}
-	return unix.Kill(int(s.u32(offPid).Load()), 0) != unix.ESRCH
+	pid := int(s.u32(offPid).Load())
+	if unix.Kill(pid, 0) == unix.ESRCH {
+		return false
+	}
+	// A killed process its parent has not reaped yet still answers kill.
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z' && stat[i+2] != 'X'
+	}
+	return true
 }

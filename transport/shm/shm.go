@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ type Transport struct {
 
 	cma    bool // this process may read others with process_vm_readv
 	cmaWhy string
+	spin   bool // ranks poll SpinBeforeSleep before sleeping
 
 	// life is held shared by every operation that touches a mapping and
 	// exclusively by Close, which unmaps.
@@ -100,6 +102,7 @@ func Open(cfg Config) (*Transport, error) {
 		peers:      make([]atomic.Pointer[peer], cfg.NLocal),
 		pending:    map[uint64]*transport.Frame{},
 		waiterDone: make(chan struct{}),
+		spin:       len(cfg.Inboxes) <= runtime.GOMAXPROCS(0),
 	}
 	t.cma, t.cmaWhy = probeCMA()
 	t.own, err = createSegment(segmentPath(cfg.Dir, cfg.JobID, cfg.LocalProc), cfg.NLocal, ringSize, t.cma)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/transport"
+	"golang.org/x/sys/unix"
 )
 
 // sizes crosses every path: empty, small, the largest single record of the
@@ -309,5 +310,44 @@ func TestSendErrors(t *testing.T) {
 	g.trs[0].Close()
 	if err := g.trs[0].Send(dataFrame(0, 1, 0, nil)); err == nil {
 		t.Error("send after Close succeeded")
+	}
+}
+
+// TestCMARefusedAtRunTime: the receiver advertised single copy but the
+// kernel refuses process_vm_readv. The payload must still arrive, through
+// the ring, the sender's buffer must be released, and the receiver must
+// stop advertising the path.
+func TestCMARefusedAtRunTime(t *testing.T) {
+	g := openGroup(t, "refused", 1, 1)
+	if !g.trs[0].cma {
+		t.Skipf("single-copy path unavailable: %s", g.trs[0].Path())
+	}
+	cmaRead = func(int, uintptr, []byte) (int, error) { return 0, unix.EPERM }
+	defer func() { cmaRead = readRemote }()
+	var released atomic.Int32
+	for seq := 1; seq <= 2; seq++ {
+		f := dataFrame(0, 1, seq, pattern(seq, 1<<20))
+		f.Borrow(func() { released.Add(1); g.inbox(0).Kick() })
+		if err := g.trs[0].Send(f); err != nil {
+			t.Fatal(err)
+		}
+		// Rank 0 waits for its send, as the engine does, so it polls the
+		// refusal and resends.
+		sent := make(chan bool)
+		go func() {
+			sent <- waitFor(g.inbox(0), 10*time.Second, func() bool { return released.Load() == int32(seq) })
+		}()
+		if err := checkFrame(recvFrame(g.inbox(1), 10*time.Second), 0, seq, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+		if !<-sent {
+			t.Fatalf("borrowed frame %d never released", seq)
+		}
+	}
+	if g.trs[1].own.u32(offCMA).Load() != 0 {
+		t.Fatal("receiver still advertises single copy after a refusal")
+	}
+	if err := g.trs[1].Err(); err != nil {
+		t.Fatal(err)
 	}
 }

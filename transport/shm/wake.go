@@ -3,7 +3,9 @@
 package shm
 
 import (
+	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gompi/gompi/transport"
@@ -40,13 +42,33 @@ func wake(s *segment) {
 	futex(w, futexWake, 1)
 }
 
+// SpinBeforeSleep is how long a rank that is about to sleep keeps polling
+// the rings first, when its process hosts no more ranks than it has
+// processors (a real run, one rank per process). The inbox's own short spin
+// suits ranks woken by goroutines of their process; a wake-up from another
+// process costs a futex call on the sender and a thread wake-up here, tens
+// of microseconds on a busy host, and a 1 MiB transfer takes longer than
+// that spin. Spinning this long keeps ping-pongs and large transfers off
+// that path while still not burning a core through a long wait.
+var SpinBeforeSleep = 500 * time.Microsecond
+
 // Sleeping implements transport.SleepWatcher.
-func (t *Transport) Sleeping(_ *transport.Inbox, asleep bool) {
-	if asleep {
-		t.own.u32(offSleepers).Add(1)
-	} else {
+func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
+	if !asleep {
 		t.own.u32(offSleepers).Add(^uint32(0))
+		return
 	}
+	if t.spin {
+		// ib reports asleep until a frame or a Kick arrives for it.
+		for start := time.Now(); time.Since(start) < SpinBeforeSleep; {
+			t.drain(false)
+			if sleeping, _ := ib.Asleep(); !sleeping {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	t.own.u32(offSleepers).Add(1)
 }
 
 // waiter drains the rings whenever a sender wakes it, until Close.
