@@ -21,20 +21,21 @@ const maxFrame = 1 << 36
 // Poll implements transport.Poller: it drains whatever the rings hold into
 // the inboxes of this process and reports whether ib got something.
 func (t *Transport) Poll(ib *transport.Inbox) bool {
-	t.drain(false)
-	return ib.Len() > 0
+	return t.drain(ib)
 }
 
-// drain consumes the incoming rings. A rank polling (all=false) skips rings
-// another goroutine is reading and takes a bounded batch; the waiter
-// (all=true) waits for each ring's lock and empties it, since it may be the
-// only one left to deliver what a sender woke it for.
-func (t *Transport) drain(all bool) {
+// drain consumes the incoming rings and reports whether it delivered a
+// frame to inbox mine. A rank polling (mine != nil) skips rings another
+// goroutine is reading and takes a bounded batch; the waiter (mine == nil)
+// waits for each ring's lock and empties it, since it may be the only one
+// left to deliver what a sender woke it for.
+func (t *Transport) drain(mine *transport.Inbox) (got bool) {
 	t.life.RLock()
 	defer t.life.RUnlock()
 	if t.closing.Load() {
-		return
+		return false
 	}
+	all := mine == nil
 	for _, r := range t.in {
 		if r == nil || r.tail.Load() == r.head.Load() {
 			continue
@@ -42,8 +43,8 @@ func (t *Transport) drain(all bool) {
 		if !t.lockRing(r, all) {
 			continue
 		}
-		if r.broken == nil {
-			t.consume(r, all)
+		if r.broken == nil && t.consume(r, all, mine) {
+			got = true
 		}
 		r.unlock()
 	}
@@ -55,6 +56,7 @@ func (t *Transport) drain(all bool) {
 			}
 		}
 	}
+	return got
 }
 
 // lockRing takes r's try-lock; with wait it insists until it succeeds or
@@ -69,71 +71,84 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 	return true
 }
 
-// consume handles the records of ring r. The caller holds r's lock, so
-// records are delivered in ring order.
-func (t *Transport) consume(r *inRing, all bool) {
+// consume handles the records of ring r and reports whether one was a frame
+// for inbox mine. The caller holds r's lock, so records are delivered in
+// ring order.
+func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
 	for n := 0; all || n < pollBatch; n++ {
 		typ, body, recLen, ok, err := r.next()
+		var to *transport.Inbox
 		if err == nil && ok {
-			err = t.handle(r, typ, body)
+			to, err = t.handle(r, typ, body)
 		}
 		if err != nil {
 			t.fail(r, err)
-			return
+			return got
 		}
 		if !ok {
-			return
+			return got
+		}
+		if to == mine && to != nil {
+			got = true
 		}
 		r.consumed(recLen)
 	}
+	return got
 }
 
-// handle acts on one record. body lies in the ring: whatever outlives the
-// call is copied.
-func (t *Transport) handle(r *inRing, typ byte, body []byte) error {
+// handle acts on one record and returns the inbox it delivered a frame to,
+// if any. body lies in the ring: whatever outlives the call is copied.
+func (t *Transport) handle(r *inRing, typ byte, body []byte) (*transport.Inbox, error) {
 	switch typ {
 	case recPad:
-		return nil
+		return nil, nil
 	case recFrame:
 		return t.handleFrame(r, body)
 	case recChunk:
 		p := r.partial
 		if p == nil {
-			return fmt.Errorf("shm: ring from process %d: payload chunk outside a frame", r.from)
+			return nil, fmt.Errorf("shm: ring from process %d: payload chunk outside a frame", r.from)
 		}
 		if p.got+len(body) > len(p.f.Payload) {
-			return fmt.Errorf("shm: ring from process %d: chunk overflows its %d-byte frame", r.from, len(p.f.Payload))
+			return nil, fmt.Errorf("shm: ring from process %d: chunk overflows its %d-byte frame", r.from, len(p.f.Payload))
 		}
 		p.got += copy(p.f.Payload[p.got:], body)
-		if p.got == len(p.f.Payload) {
-			r.partial = nil
-			p.ib.Deliver(p.f)
+		if p.got < len(p.f.Payload) {
+			return nil, nil
 		}
-		return nil
+		r.partial = nil
+		p.ib.Deliver(p.f)
+		return p.ib, nil
 	case recRdv:
 		return t.handleRdv(r, body)
 	case recDone, recNack:
-		if len(body) != 8 {
-			return fmt.Errorf("shm: ring from process %d: control record of %d bytes", r.from, len(body))
-		}
-		tok := binary.LittleEndian.Uint64(body)
-		f := t.takePending(tok)
-		if f == nil {
-			return fmt.Errorf("shm: ring from process %d: completion for unknown transfer %d", r.from, tok)
-		}
-		if typ == recDone {
-			f.Release()
-			return nil
-		}
-		pr, err := t.peer(r.from)
-		if err != nil {
-			f.Release()
-			return err
-		}
-		go t.streamRefused(pr, f)
+		return nil, t.handleCompletion(r, typ, body)
+	}
+	return nil, fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
+}
+
+// handleCompletion ends a single-copy send: the peer read the buffer (the
+// frame is released) or could not (the payload goes through the ring).
+func (t *Transport) handleCompletion(r *inRing, typ byte, body []byte) error {
+	if len(body) != 8 {
+		return fmt.Errorf("shm: ring from process %d: control record of %d bytes", r.from, len(body))
+	}
+	tok := binary.LittleEndian.Uint64(body)
+	f := t.takePending(tok)
+	if f == nil {
+		return fmt.Errorf("shm: ring from process %d: completion for unknown transfer %d", r.from, tok)
+	}
+	if typ == recDone {
+		f.Free()
 		return nil
 	}
-	return fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
+	pr, err := t.peer(r.from)
+	if err != nil {
+		f.Release()
+		return err
+	}
+	go t.streamRefused(pr, f)
+	return nil
 }
 
 // frameHeader decodes the frame header at the start of body and finds the
@@ -150,76 +165,63 @@ func (t *Transport) frameHeader(r *inRing, body []byte) (transport.Header, *tran
 	return h, ib, err
 }
 
-func (t *Transport) handleFrame(r *inRing, body []byte) error {
+func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error) {
 	h, ib, err := t.frameHeader(r, body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data := body[transport.HeaderSize:]
 	plen := h.PayloadLen()
 	if int64(len(data)) > plen || plen > maxFrame {
-		return fmt.Errorf("shm: ring from process %d: %d payload bytes for a %d-byte frame", r.from, len(data), plen)
+		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes for a %d-byte frame", r.from, len(data), plen)
 	}
-	f := &transport.Frame{Header: h}
-	if plen == 0 {
-		ib.Deliver(f)
-		return nil
-	}
-	buf, recycle := getBuf(int(plen))
-	f.Payload = buf
-	if recycle != nil {
-		f.Borrow(recycle)
-	}
-	n := copy(buf, data)
+	f := transport.NewFrame()
+	f.Header = h
+	n := copy(allocPayload(f, int(plen)), data)
 	if int64(n) < plen {
 		r.partial = &partialFrame{f: f, ib: ib, got: n}
-		return nil
+		return nil, nil
 	}
 	ib.Deliver(f)
-	return nil
+	return ib, nil
 }
 
 // handleRdv reads a rendezvous payload straight out of the sender with
 // process_vm_readv and tells the sender its buffer is free. If the kernel
 // refuses the call, this process stops advertising the single-copy path and
 // asks the sender to send the payload through the ring instead.
-func (t *Transport) handleRdv(r *inRing, body []byte) error {
+func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) {
 	h, ib, err := t.frameHeader(r, body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(body) != transport.HeaderSize+rdvBody {
-		return fmt.Errorf("shm: ring from process %d: descriptor of %d bytes", r.from, len(body))
+		return nil, fmt.Errorf("shm: ring from process %d: descriptor of %d bytes", r.from, len(body))
 	}
 	d := body[transport.HeaderSize:]
 	addr := binary.LittleEndian.Uint64(d[0:])
 	size := binary.LittleEndian.Uint64(d[8:])
 	tok := binary.LittleEndian.Uint64(d[16:])
 	if h.Kind != transport.Data || size != uint64(h.Size) || size == 0 || size > maxFrame || addr == 0 {
-		return fmt.Errorf("shm: ring from process %d: bad descriptor (%v, %d bytes at %#x)", r.from, h.Kind, size, addr)
+		return nil, fmt.Errorf("shm: ring from process %d: bad descriptor (%v, %d bytes at %#x)", r.from, h.Kind, size, addr)
 	}
 	pr, err := t.peer(r.from)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	buf, recycle := getBuf(int(size))
-	_, err = cmaRead(int(pr.seg.u32(offPid).Load()), uintptr(addr), buf)
+	f := transport.NewFrame()
+	f.Header = h
+	_, err = cmaRead(int(pr.seg.u32(offPid).Load()), uintptr(addr), allocPayload(f, int(size)))
 	if err != nil {
-		if recycle != nil {
-			recycle()
-		}
+		f.Free()
 		if permanentCMAFailure(err) {
 			t.own.u32(offCMA).Store(0)
 			t.queueCtrl(pr, recNack, tok)
-			return nil
+			return nil, nil
 		}
-		return fmt.Errorf("shm: reading %d bytes from process %d: %w", size, r.from, err)
+		return nil, fmt.Errorf("shm: reading %d bytes from process %d: %w", size, r.from, err)
 	}
 	t.queueCtrl(pr, recDone, tok)
-	f := &transport.Frame{Header: h, Payload: buf}
-	if recycle != nil {
-		f.Borrow(recycle)
-	}
 	ib.Deliver(f)
-	return nil
+	return ib, nil
 }

@@ -49,8 +49,9 @@ func (t *Transport) Send(f *transport.Frame) error {
 	err = t.sendFrame(pr, f)
 	pr.out.mu.Unlock()
 	if err == nil {
-		// The payload is in the ring now: a borrowed buffer is free.
-		f.Release()
+		// The frame is in the ring now: a borrowed buffer is free, and the
+		// frame is ours to recycle.
+		f.Free()
 	}
 	return err
 }
@@ -270,5 +271,5 @@ func (t *Transport) streamRefused(pr *peer, f *transport.Frame) {
 	}
 	// Released even on failure: the peer is gone, and the sender must not
 	// wait forever for it.
-	f.Release()
+	f.Free()
 }

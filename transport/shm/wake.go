@@ -61,7 +61,7 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 	if t.spin {
 		// ib reports asleep until a frame or a Kick arrives for it.
 		for start := time.Now(); time.Since(start) < SpinBeforeSleep; {
-			t.drain(false)
+			t.drain(ib)
 			if sleeping, _ := ib.Asleep(); !sleeping {
 				break
 			}
@@ -80,7 +80,7 @@ func (t *Transport) waiter() {
 		if t.closing.Load() {
 			return
 		}
-		t.drain(true)
+		t.drain(nil)
 		futex(seq, futexWait, uintptr(s))
 	}
 }
