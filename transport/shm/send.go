@@ -94,6 +94,14 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 // sendRdv writes a descriptor of f's borrowed payload; the peer reads it
 // with process_vm_readv and answers recDone, upon which f is released.
 func (t *Transport) sendRdv(pr *peer, f *transport.Frame) error {
+	// Everything needed from f is read before f is published in t.pending:
+	// the completion may free f as soon as the record is out, and the lock
+	// orders these reads before it.
+	h := f.Header
+	// The frame stays in t.pending until the peer is done, and Go's heap
+	// does not move objects, so the address stays valid.
+	addr := uint64(uintptr(unsafe.Pointer(&f.Payload[0])))
+	size := uint64(len(f.Payload))
 	t.pendMu.Lock()
 	t.nextTok++
 	tok := t.nextTok
@@ -107,12 +115,10 @@ func (t *Transport) sendRdv(pr *peer, f *transport.Frame) error {
 	b, err := t.room(pr, transport.HeaderSize+rdvBody)
 	if err == nil {
 		putRecHdr(b, len(b), transport.HeaderSize+rdvBody, recRdv)
-		transport.EncodeHeader(b[recHdr:], &f.Header)
+		transport.EncodeHeader(b[recHdr:], &h)
 		d := b[recHdr+transport.HeaderSize:]
-		// The frame stays in t.pending until the peer is done, and Go's
-		// heap does not move objects, so the address stays valid.
-		binary.LittleEndian.PutUint64(d[0:], uint64(uintptr(unsafe.Pointer(&f.Payload[0]))))
-		binary.LittleEndian.PutUint64(d[8:], uint64(len(f.Payload)))
+		binary.LittleEndian.PutUint64(d[0:], addr)
+		binary.LittleEndian.PutUint64(d[8:], size)
 		binary.LittleEndian.PutUint64(d[16:], tok)
 		pr.out.publish(len(b))
 		notify(pr)
