@@ -57,8 +57,10 @@ func BenchmarkPingPong(b *testing.B) {
 				if e == nil || e.Size != int64(bc.size) {
 					b.Fatalf("echo %d: got %v", i, e)
 				}
-				copy(user, e.Payload)
-				e.Release()
+				if _, err := e.ReadPayload(user); err != nil {
+					b.Fatal(err)
+				}
+				e.Free()
 				for bc.borrow && !released.Load() && !stop.Load() {
 					p.ib.Park(func() bool { return released.Load() || stop.Load() })
 				}

@@ -124,7 +124,11 @@ func checkFrame(f *transport.Frame, src, seq, size int) error {
 	if int(f.Src) != src || f.SendID != uint64(seq) || f.Size != int64(size) {
 		return fmt.Errorf("got %v, want frame %d from %d with %d bytes", f, seq, src, size)
 	}
-	if !bytes.Equal(f.Payload, pattern(seq, size)) {
+	got := make([]byte, size)
+	if n, err := f.ReadPayload(got); err != nil || n != size {
+		return fmt.Errorf("frame %d from %d: read %d of %d bytes: %v", seq, src, n, size, err)
+	}
+	if !bytes.Equal(got, pattern(seq, size)) {
 		return fmt.Errorf("frame %d from %d: payload of %d bytes differs", seq, src, size)
 	}
 	return nil

@@ -67,13 +67,15 @@ func echoChild(role string) error {
 		if f.Kind == transport.Ctrl && f.Tag == quitTag {
 			return tr.Err()
 		}
-		if cap(user) < len(f.Payload) {
-			user = make([]byte, len(f.Payload))
+		if int64(cap(user)) < f.Size {
+			user = make([]byte, f.Size)
 		}
-		user = user[:len(f.Payload)]
-		copy(user, f.Payload)
-		f.Release()
+		user = user[:f.Size]
+		if _, err := f.ReadPayload(user); err != nil {
+			return err
+		}
 		e := &transport.Frame{Header: f.Header}
+		f.Free()
 		e.Src, e.Dst = 1, 0
 		var released atomic.Bool
 		if f.Flags&transport.FlagRendezvous != 0 {
@@ -176,7 +178,7 @@ func (p *pair) roundTrip(seq, size int, borrow bool) error {
 	if err := checkFrame(e, 1, seq, size); err != nil {
 		return err
 	}
-	e.Release()
+	e.Free()
 	if borrow && !waitFor(p.ib, 20*time.Second, released.Load) {
 		return fmt.Errorf("borrowed frame %d never released", seq)
 	}

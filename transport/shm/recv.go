@@ -121,33 +121,24 @@ func (t *Transport) handle(r *inRing, typ byte, body []byte) (*transport.Inbox, 
 		return p.ib, nil
 	case recRdv:
 		return t.handleRdv(r, body)
-	case recDone, recNack:
-		return nil, t.handleCompletion(r, typ, body)
+	case recDone:
+		return nil, t.handleDone(r, body)
 	}
 	return nil, fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
 }
 
-// handleCompletion ends a single-copy send: the peer read the buffer (the
-// frame is released) or could not (the payload goes through the ring).
-func (t *Transport) handleCompletion(r *inRing, typ byte, body []byte) error {
+// handleDone ends a single-copy send: the peer read the buffer, so the
+// frame is released.
+func (t *Transport) handleDone(r *inRing, body []byte) error {
 	if len(body) != 8 {
-		return fmt.Errorf("shm: ring from process %d: control record of %d bytes", r.from, len(body))
+		return fmt.Errorf("shm: ring from process %d: completion record of %d bytes", r.from, len(body))
 	}
 	tok := binary.LittleEndian.Uint64(body)
 	f := t.takePending(tok)
 	if f == nil {
 		return fmt.Errorf("shm: ring from process %d: completion for unknown transfer %d", r.from, tok)
 	}
-	if typ == recDone {
-		f.Free()
-		return nil
-	}
-	pr, err := t.peer(r.from)
-	if err != nil {
-		f.Release()
-		return err
-	}
-	go t.streamRefused(pr, f)
+	f.Free()
 	return nil
 }
 
@@ -186,10 +177,12 @@ func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error
 	return ib, nil
 }
 
-// handleRdv reads a rendezvous payload straight out of the sender with
-// process_vm_readv and tells the sender its buffer is free. If the kernel
-// refuses the call, this process stops advertising the single-copy path and
-// asks the sender to send the payload through the ring instead.
+// handleRdv delivers a rendezvous DATA whose payload stays in the sender:
+// the receiving engine's ReadPayload reads it with process_vm_readv
+// straight into the user's buffer, and freeing the frame sends the
+// completion that releases the sender's buffer. If the kernel refuses the
+// read, that receive fails, and this process stops advertising the path so
+// that later payloads come through the ring.
 func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) {
 	h, ib, err := t.frameHeader(r, body)
 	if err != nil {
@@ -209,19 +202,29 @@ func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) 
 	if err != nil {
 		return nil, err
 	}
+	pid := int(pr.seg.u32(offPid).Load())
 	f := transport.NewFrame()
 	f.Header = h
-	_, err = cmaRead(int(pr.seg.u32(offPid).Load()), uintptr(addr), allocPayload(f, int(size)))
-	if err != nil {
-		f.Free()
-		if permanentCMAFailure(err) {
-			t.own.u32(offCMA).Store(0)
-			t.queueCtrl(pr, recNack, tok)
-			return nil, nil
+	f.SetFetch(func(dst []byte) (int, error) {
+		n, err := cmaRead(pid, uintptr(addr), dst)
+		if err != nil {
+			if permanentCMAFailure(err) {
+				t.own.u32(offCMA).Store(0)
+			}
+			return n, fmt.Errorf("shm: reading %d bytes from process %d: %w", len(dst), r.from, err)
 		}
-		return nil, fmt.Errorf("shm: reading %d bytes from process %d: %w", size, r.from, err)
-	}
-	t.queueCtrl(pr, recDone, tok)
+		return n, nil
+	})
+	f.Borrow(func() { t.complete(pr, tok) })
 	ib.Deliver(f)
 	return ib, nil
+}
+
+// complete tells a peer that the receiver is done with its buffer.
+func (t *Transport) complete(pr *peer, tok uint64) {
+	t.life.RLock()
+	if !t.closing.Load() {
+		t.queueCtrl(pr, recDone, tok)
+	}
+	t.life.RUnlock()
 }

@@ -28,8 +28,7 @@ const (
 	recFrame = 2 // frame header + the first (maybe only) part of the payload
 	recChunk = 3 // the next part of a frame's payload
 	recRdv   = 4 // frame header + address, length, token: read it with process_vm_readv
-	recDone  = 5 // token: the descriptor was read, release the sender's buffer
-	recNack  = 6 // token: process_vm_readv failed, send the payload through the ring
+	recDone  = 5 // token: the receiver is done with the sender's buffer
 
 	rdvBody = 24 // address, length, token after the frame header
 
@@ -141,7 +140,7 @@ func (r *inRing) next() (typ byte, body []byte, recLen int, ok bool, err error) 
 		err = fmt.Errorf("shm: ring from process %d: bad record length %d", r.from, n)
 	case blen > n-recHdr:
 		err = fmt.Errorf("shm: ring from process %d: record body %d exceeds record %d", r.from, blen, n)
-	case typ < recPad || typ > recNack:
+	case typ < recPad || typ > recDone:
 		err = fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
 	}
 	if err != nil {

@@ -256,26 +256,3 @@ func (t *Transport) startFlusher(pr *peer) {
 		}
 	}()
 }
-
-// streamRefused sends through the ring a borrowed frame whose descriptor the
-// peer could not read, then releases it.
-func (t *Transport) streamRefused(pr *peer, f *transport.Frame) {
-	t.life.RLock()
-	err := errClosed
-	if !t.closing.Load() {
-		pr.out.mu.Lock()
-		err = t.sendFrame(pr, f)
-		pr.out.mu.Unlock()
-	}
-	t.life.RUnlock()
-	if err != nil {
-		t.errMu.Lock()
-		if t.err == nil {
-			t.err = fmt.Errorf("shm: resending rendezvous payload to process %d: %w", pr.proc, err)
-		}
-		t.errMu.Unlock()
-	}
-	// Released even on failure: the peer is gone, and the sender must not
-	// wait forever for it.
-	f.Free()
-}
