@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -63,11 +62,13 @@ const (
 	algoPairwise       // pairwise exchange
 	algoRecHalving     // reduce-scatter: recursive halving
 	algoReduceScatterv // reduce-scatter: binomial reduce + scatterv (order preserving)
+	algoNoncommutative // reduce-scatter: recursive halving on bit-reversed blocks (order preserving)
 	nAlgo
 )
 
 var algoNames = [nAlgo]string{"auto", "binomial", "scatter_ring_allgather", "scatter_recursive_doubling_allgather",
-	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving", "reduce_scatterv"}
+	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving", "reduce_scatterv",
+	"noncommutative"}
 
 func (a algo) String() string { return algoNames[a] }
 
@@ -78,7 +79,7 @@ var collAlgos = [nColl][]algo{
 	collAllreduce:     {algoRecDbl, algoRabenseifner, algoRing},
 	collAllgather:     {algoRecDbl, algoBruck, algoRing},
 	collAlltoall:      {algoBruck, algoScattered, algoPairwise},
-	collReduceScatter: {algoRecHalving, algoPairwise, algoReduceScatterv},
+	collReduceScatter: {algoRecHalving, algoPairwise, algoNoncommutative, algoReduceScatterv},
 }
 
 type collForce struct {
@@ -133,7 +134,3 @@ func forced(k collKind) (algo, error) {
 func setForced(f *collForce) { collForced.Store(f) }
 
 func (k collKind) String() string { return collNames[k] }
-
-func (f *collForce) String() string {
-	return fmt.Sprint(f.algo)
-}
