@@ -10,10 +10,15 @@ import (
 	"github.com/gompi/gompi/internal/launch"
 	"github.com/gompi/gompi/transport"
 	"github.com/gompi/gompi/transport/inproc"
+	"github.com/gompi/gompi/transport/shm"
 	"github.com/gompi/gompi/transport/tcp"
 )
 
 func init() { launcher = joinJob }
+
+// closeShm removes this process's shared-memory segment when the process
+// exits early (exitJob); nil when it has none.
+var closeShm func() error
 
 // joinJob is Main under gompirun: it builds this process's part of the job
 // (its block of ranks, the transports to every other rank), meets the other
@@ -41,13 +46,19 @@ func joinJob(fn func(c *Comm) error) (handled bool, exit int) {
 type procInfo struct {
 	host    string
 	tcpAddr string
+	shm     bool // its shared-memory segment is open
 }
 
-func (p procInfo) String() string { return p.host + "\t" + p.tcpAddr }
+func (p procInfo) String() string {
+	return p.host + "\t" + p.tcpAddr + "\t" + strconv.FormatBool(p.shm)
+}
 
 func parseProcInfo(s string) (procInfo, bool) {
-	host, addr, ok := strings.Cut(s, "\t")
-	return procInfo{host: host, tcpAddr: addr}, ok
+	f := strings.Split(s, "\t")
+	if len(f) != 3 {
+		return procInfo{}, false
+	}
+	return procInfo{host: f[0], tcpAddr: f[1], shm: f[2] == "true"}, true
 }
 
 func runJob(env *launch.Env, fn func(c *Comm) error) error {
@@ -94,6 +105,23 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		defer tr.Close()
 		me.tcpAddr = tr.Addr()
 	}
+	// Shared memory assumes gompirun's placement: every process on this
+	// host (it launches only here). The segment must exist before the init
+	// barrier, when peers may start writing into it. Where it cannot be
+	// opened, the process says so and its peers reach it over TCP.
+	var sh *shm.Transport
+	if env.Procs > 1 && force != "tcp" {
+		sh, err = shm.Open(shm.Config{JobID: env.Job, LocalProc: env.Proc, NLocal: env.Procs,
+			RankBase: bases, Inboxes: inboxes})
+		if err != nil && force == "shm" {
+			return err
+		}
+		if sh != nil {
+			defer sh.Close()
+			me.shm = true
+			closeShm = sh.Close
+		}
+	}
 	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
 		return err
 	}
@@ -118,16 +146,24 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 		tr.SetPeers(peers)
 	}
-	for p := range procs {
+	tcpPeers := false
+	for p, info := range procs {
 		var route transport.Transport = tr
-		if p == env.Proc {
+		switch {
+		case p == env.Proc:
 			route = local
+		case me.shm && info.shm && info.host == me.host:
+			route = sh
+		case force == "shm":
+			return fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
+		default:
+			tcpPeers = true
 		}
 		for r := bases[p]; r < bases[p+1]; r++ {
 			table.Routes[r] = route
 		}
 	}
-	if err := setSpin(tr != nil); err != nil {
+	if err := setSpin(tcpPeers); err != nil {
 		return err
 	}
 	w.out = table
@@ -161,6 +197,9 @@ func exitJob(w *world, client *launch.Client, code int) {
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	client.Fail(rank, code, msg)
+	if closeShm != nil {
+		closeShm() // deferred closes do not run past os.Exit; remove the segment
+	}
 	os.Exit(code)
 }
 

@@ -116,6 +116,7 @@ func TestRingOverTCP(t *testing.T) {
 	wantRing(t, gorun(t, tcp, "-np", "4", "-timeout", "20s", jobProg), 4)
 }
 
+// TestRingDefaultTransport runs over shared memory between the processes.
 func TestRingDefaultTransport(t *testing.T) {
 	wantRing(t, gorun(t, nil, "-np", "3", "-timeout", "20s", jobProg), 3)
 }
@@ -194,25 +195,36 @@ func TestFailures(t *testing.T) {
 		{"exit0", 1, "exited (status 0) before its ranks finished\n"},
 	}
 	for _, c := range cases {
-		t.Run(c.mode, func(t *testing.T) {
-			r := gorun(t, tcp, "-np", "3", "-timeout", "20s", jobProg, "-mode", c.mode)
-			if r.code != c.code || !strings.HasSuffix(r.stderr, c.msg) {
-				t.Fatalf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, c.code, c.msg)
+		for _, tr := range []string{"tcp", "auto"} {
+			var env []string
+			if tr == "tcp" {
+				env = tcp
 			}
-			if n := strings.Count(r.stderr, "\n"); n != 1 {
-				t.Errorf("%d lines on stderr, want one: %q", n, r.stderr)
-			}
-			if r.took > 10*time.Second {
-				t.Errorf("job took %v to end", r.took)
-			}
-			noneLeft(t, pidsOf(r.stdout))
-		})
+			t.Run(c.mode+"/"+tr, func(t *testing.T) {
+				r := gorun(t, env, "-np", "3", "-timeout", "20s", jobProg, "-mode", c.mode)
+				if r.code != c.code || !strings.HasSuffix(r.stderr, c.msg) {
+					t.Fatalf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, c.code, c.msg)
+				}
+				if n := strings.Count(r.stderr, "\n"); n != 1 {
+					t.Errorf("%d lines on stderr, want one: %q", n, r.stderr)
+				}
+				if r.took > 10*time.Second {
+					t.Errorf("job took %v to end", r.took)
+				}
+				noneLeft(t, pidsOf(r.stdout))
+			})
+		}
 	}
 }
 
 func TestKillRank(t *testing.T) {
+	t.Run("tcp", func(t *testing.T) { testKillRank(t, tcp) })
+	t.Run("auto", func(t *testing.T) { testKillRank(t, nil) })
+}
+
+func testKillRank(t *testing.T, env []string) {
 	began := time.Now()
-	cmd, out, errb := start(t, tcp, "-np", "3", "-timeout", "20s", jobProg, "-mode", "hang")
+	cmd, out, errb := start(t, env, "-np", "3", "-timeout", "20s", jobProg, "-mode", "hang")
 	pids := waitPids(t, out, 3)
 	syscall.Kill(pids[1], syscall.SIGKILL)
 	r := finish(t, cmd, out, errb, began)

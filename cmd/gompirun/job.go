@@ -160,6 +160,7 @@ func run(o *options, exe string) int {
 	}
 	release()
 	out.wait(procs, time.Second)
+	removeSegments(job)
 	if first != nil {
 		return first.code
 	}
@@ -246,6 +247,15 @@ func (p *proc) closeChildEnds() {
 		f.Close()
 	}
 	p.childEnds = nil
+}
+
+// removeSegments deletes shared-memory segments of the job that a killed
+// process could not remove itself (transport/shm names them by job id).
+func removeSegments(job string) {
+	files, _ := filepath.Glob(filepath.Join("/dev/shm", "gompi-"+job+"-*.shm"))
+	for _, f := range files {
+		os.Remove(f)
+	}
 }
 
 func randomHex(n int) string {
