@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -166,6 +167,9 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	if err := setSpin(tcpPeers); err != nil {
 		return err
 	}
+	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
+		shareCPUs(env.Procs)
+	}
 	w.out = table
 	for _, r := range w.ranks {
 		r.out = table
@@ -225,4 +229,15 @@ func setSpin(tcpPeers bool) error {
 		transport.SpinIters = 0
 	}
 	return nil
+}
+
+// shareCPUs gives this process an equal share of the host's CPUs (one of
+// procs processes), as MPI launchers bind one rank per core. For TCP it
+// also keeps a rank woken by the connection's reader goroutine on that
+// goroutine's processor instead of waking another thread: measured 8-byte
+// TCP latency 6 us instead of 11-14 us, two processes on two cores. Not
+// for shared memory, whose polling ranks and waiter need processors of
+// their own.
+func shareCPUs(procs int) {
+	runtime.GOMAXPROCS(max(1, runtime.NumCPU()/procs))
 }

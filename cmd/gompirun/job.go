@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -80,9 +79,6 @@ func run(o *options, exe string) int {
 			Procs: o.np, Proc: i, RankBase: p.base, NRanks: p.n}
 		p.cmd = exec.Command(exe, o.args...)
 		p.cmd.Env = append(os.Environ(), env.Vars()...)
-		if n, ok := cpuShare(o.np); ok {
-			p.cmd.Env = append(p.cmd.Env, "GOMAXPROCS="+strconv.Itoa(n))
-		}
 		if i == 0 {
 			p.cmd.Stdin = os.Stdin
 		}
@@ -260,18 +256,6 @@ func removeSegments(job string) {
 	for _, f := range files {
 		os.Remove(f)
 	}
-}
-
-// cpuShare is the GOMAXPROCS each of np processes gets: an equal share of
-// the host's CPUs, as MPI launchers bind one rank per core. Beyond avoiding
-// oversubscription it keeps a woken rank on the processor of the goroutine
-// that woke it: measured 8-byte TCP latency 6 us instead of 11-14 us with
-// two processes on two cores. ok is false when the user set GOMAXPROCS.
-func cpuShare(np int) (n int, ok bool) {
-	if os.Getenv("GOMAXPROCS") != "" {
-		return 0, false
-	}
-	return max(1, runtime.NumCPU()/np), true
 }
 
 func randomHex(n int) string {

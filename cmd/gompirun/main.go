@@ -6,6 +6,7 @@
 // PROGRAM is an executable, a command in PATH, or a Go package (a directory
 // such as ./samples/ring, or an import path) that gompirun builds first.
 // See docs/gompirun.md (the man page source) for every option.
+//
 //go:generate go run ../../internal/mangen ../../docs/gompirun.md ../../docs/gompirun.1
 package main
 
