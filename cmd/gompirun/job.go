@@ -114,8 +114,7 @@ func run(o *options, exe string) int {
 	var killTimer <-chan time.Time
 	stop := func(f failure) {
 		if first == nil {
-			first = &f
-			fmt.Fprintf(os.Stderr, "gompirun: %s\n", f.msg)
+			first = &f // printed last, after the processes' own output
 		}
 		if killTimer == nil {
 			killAll(procs, syscall.SIGTERM)
@@ -162,6 +161,7 @@ func run(o *options, exe string) int {
 	out.wait(procs, time.Second)
 	removeSegments(job)
 	if first != nil {
+		fmt.Fprintf(os.Stderr, "gompirun: %s\n", first.msg)
 		return first.code
 	}
 	return 0

@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, error, abort, exit0, hang, stdin")
+	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
 		switch *mode {
@@ -28,6 +28,11 @@ func main() {
 		case "abort":
 			if c.Rank() == 1 {
 				c.Abort(7)
+			}
+			return hang(c)
+		case "panic":
+			if c.Rank() == 1 {
+				panic("oops")
 			}
 			return hang(c)
 		case "exit0":
