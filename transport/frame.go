@@ -82,7 +82,7 @@ type Frame struct {
 	release func()
 	fetch   func(dst []byte) (int, error) // reads a payload left in the sender's process
 	inline  [InlinePayload]byte           // backing store for small payloads of pooled frames
-	pooled  *[]byte             // payload buffer taken from a size-class pool
+	pooled  *[]byte                       // payload buffer taken from a size-class pool
 }
 
 // InlinePayload is the largest payload a pooled frame carries without a

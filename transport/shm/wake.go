@@ -46,11 +46,16 @@ func wake(s *segment) {
 // the rings first, when its process hosts no more ranks than it has
 // processors (a real run, one rank per process). The inbox's own short spin
 // suits ranks woken by goroutines of their process; a wake-up from another
-// process costs a futex call on the sender and a thread wake-up here, tens
-// of microseconds on a busy host, and a 1 MiB transfer takes longer than
-// that spin. Spinning this long keeps ping-pongs and large transfers off
-// that path while still not burning a core through a long wait.
-var SpinBeforeSleep = 500 * time.Microsecond
+// process costs a futex call on the sender and a thread wake-up here, which
+// on a loaded host can take longer than the peer needs to answer, and a
+// 1 MiB transfer takes longer than the inbox spins. The bound keeps a long
+// wait from burning a core.
+var SpinBeforeSleep = time.Millisecond
+
+// spinYieldEvery is how many polls spinPoll makes between yields. Yielding
+// is a courtesy to other goroutines of the process, and not a cheap one: with
+// an idle processor the runtime wakes another thread on every yield.
+const spinYieldEvery = 4096
 
 // Sleeping implements transport.SleepWatcher.
 func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
@@ -59,16 +64,27 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 		return
 	}
 	if t.spin {
-		// ib reports asleep until a frame or a Kick arrives for it.
-		for start := time.Now(); time.Since(start) < SpinBeforeSleep; {
-			t.drain(ib)
-			if sleeping, _ := ib.Asleep(); !sleeping {
-				break
-			}
+		t.spinPoll(ib)
+	}
+	t.own.u32(offSleepers).Add(1)
+}
+
+// spinPoll polls until ib gets a frame or a Kick (Asleep turns false) or the
+// spin time is up.
+func (t *Transport) spinPoll(ib *transport.Inbox) {
+	start := time.Now()
+	for i := 1; ; i++ {
+		t.drain(ib)
+		if sleeping, _ := ib.Asleep(); !sleeping {
+			return
+		}
+		if i%256 == 0 && time.Since(start) > SpinBeforeSleep {
+			return
+		}
+		if i%spinYieldEvery == 0 {
 			runtime.Gosched()
 		}
 	}
-	t.own.u32(offSleepers).Add(1)
 }
 
 // waiter drains the rings whenever a sender wakes it, until Close.
