@@ -6,10 +6,13 @@
 //
 // A connection starts with a handshake carrying the job's token: nothing
 // outside the job can inject or read messages. Then it carries frames: the
-// encoded header (transport.EncodeHeader) followed by the payload. A reader
-// goroutine per incoming connection delivers frames to the destination
-// rank's inbox. A connection that breaks or carries a malformed frame is
-// reported through Config.OnError, which fails the job: never a hang.
+// encoded header (transport.EncodeHeader) followed by the payload. Frames
+// reach the destination rank's inbox from whichever gets to them first: a
+// waiting rank polling the connection (the transport is a
+// transport.Poller) or the connection's goroutine, woken by Go's network
+// poller while the ranks sleep (reader.go). A connection that breaks or
+// carries a malformed frame is reported through Config.OnError, which fails
+// the job: never a hang.
 package tcp
 
 import (
