@@ -7,7 +7,6 @@ import (
 	"net"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"github.com/gompi/gompi/transport"
 )
@@ -181,43 +180,49 @@ func (ic *inConn) poll() bool {
 	got, err := ic.drain()
 	if err != nil {
 		ic.fail(err)
+		// Closing wakes the connection's goroutine, which then ends. Not
+		// under ic.mu: Close waits for that goroutine's hold on the socket.
+		ic.mu.Unlock()
+		ic.c.Close()
+		ic.mu.Lock()
 	}
 	return got
 }
 
-// loop is the connection's goroutine: it waits for the socket to become
-// readable and drains it, until the connection ends.
+// loop is the connection's goroutine: it drains the socket whenever it
+// becomes readable, until the connection ends (serve then closes it). Draining reads until the
+// socket would block, so each wake-up costs the reads a plain blocking
+// reader would make, and Go's edge-triggered readiness is never missed.
 func (ic *inConn) loop() {
-	var peek [1]byte
-	for {
-		// Wait without consuming: a polling rank may take the bytes first.
-		werr := ic.rc.Read(func(fd uintptr) bool {
-			return !wouldBlock(fd, peek[:])
-		})
+	var err error
+	rerr := ic.rc.Read(func(uintptr) bool {
 		ic.mu.Lock()
+		defer ic.mu.Unlock()
 		if ic.dead {
-			ic.mu.Unlock()
-			return
+			return true
 		}
-		err := werr
-		if err == nil {
-			_, err = ic.drain()
-		}
-		if err != nil {
+		if _, err = ic.drain(); err != nil {
 			ic.fail(err)
-			ic.mu.Unlock()
-			return
+			return true
+		}
+		return false // drained: wait until readable again
+	})
+	if rerr != nil {
+		ic.mu.Lock()
+		if !ic.dead {
+			ic.fail(rerr)
 		}
 		ic.mu.Unlock()
 	}
 }
 
-// fail ends the connection. A clean end of stream means the peer finished
-// (it closes only after the job's finalize barrier, or when it dies, which
-// gompirun handles); anything else breaks the job. The caller holds ic.mu.
+// fail marks the connection dead; the caller closes it once outside the
+// socket's read callback (closing inside would wait for that very
+// callback). A clean end of stream means the peer finished (it closes only
+// after the job's finalize barrier, or when it dies, which gompirun
+// handles); anything else breaks the job. The caller holds ic.mu.
 func (ic *inConn) fail(err error) {
 	ic.dead = true
-	ic.c.Close()
 	if ic.big != nil {
 		ic.big.Free()
 		ic.big = nil
@@ -229,18 +234,5 @@ func (ic *inConn) fail(err error) {
 	if ic.t.cfg.OnError != nil {
 		ic.t.cfg.OnError(fmt.Errorf("tcp: connection from process %d (ranks %d-%d): %w",
 			ic.proc, ic.peer.Base, ic.peer.Base+ic.peer.N-1, err))
-	}
-}
-
-// wouldBlock peeks at the socket: true when no byte (and no end of stream
-// or error) is waiting. syscall.Recvfrom is not used because it tries to
-// decode a source address that TCP does not give.
-func wouldBlock(fd uintptr, one []byte) bool {
-	for {
-		_, _, e := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&one[0])), 1,
-			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
-		if e != syscall.EINTR {
-			return e == syscall.EAGAIN
-		}
 	}
 }

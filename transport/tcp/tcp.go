@@ -280,10 +280,12 @@ func (t *Transport) addIn(ic *inConn) {
 }
 
 // Poll implements transport.Poller: a waiting rank takes whatever frames
-// have arrived on any incoming connection.
+// have arrived on any incoming connection. It pays (a system call per
+// connection) only while ranks spin: ranks that sleep at once
+// (transport.SpinIters 0) leave the reading to the connections' goroutines.
 func (t *Transport) Poll(*transport.Inbox) bool {
 	l := t.polled.Load()
-	if l == nil {
+	if l == nil || transport.SpinIters == 0 {
 		return false
 	}
 	got := false
