@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -80,7 +81,12 @@ func run(o *options, exe string) int {
 		p.cmd = exec.Command(exe, o.args...)
 		p.cmd.Env = append(os.Environ(), env.Vars()...)
 		if i == 0 {
-			p.cmd.Stdin = os.Stdin
+			in, err := stdinFor(p)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
+				return 1
+			}
+			p.cmd.Stdin = in
 		}
 		// Own process group: terminal signals reach gompirun only, which
 		// forwards them; and a kill of the group reaches what the rank
@@ -247,6 +253,29 @@ func (p *proc) closeChildEnds() {
 		f.Close()
 	}
 	p.childEnds = nil
+}
+
+// stdinFor is what rank 0 (process p) reads. A file or pipe is handed over
+// as it is. A terminal is not: rank 0 runs in a process group of its own,
+// and reading the terminal from outside the foreground group would stop it
+// (SIGTTIN), so gompirun reads the terminal and passes the bytes on through
+// a pipe. The copier may stay blocked reading the terminal after the job;
+// nothing waits for it.
+func stdinFor(p *proc) (*os.File, error) {
+	st, err := os.Stdin.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return os.Stdin, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.childEnds = append(p.childEnds, r)
+	go func() {
+		io.Copy(w, os.Stdin)
+		w.Close()
+	}()
+	return r, nil
 }
 
 // removeSegments deletes shared-memory segments of the job that a killed
