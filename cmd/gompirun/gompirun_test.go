@@ -124,6 +124,8 @@ func TestRingDefaultTransport(t *testing.T) {
 func TestMixedPlacement(t *testing.T) {
 	// 7 ranks over 3 processes: blocks of 2, 2 and 3 goroutine ranks.
 	wantRing(t, gorun(t, tcp, "-np", "3", "-ranks", "7", "-timeout", "20s", jobProg), 7)
+	// The same over shared memory.
+	wantRing(t, gorun(t, nil, "-np", "2", "-ranks", "5", "-timeout", "20s", jobProg), 5)
 	// All ranks in one process: inproc only.
 	wantRing(t, gorun(t, nil, "-np", "1", "-ranks", "4", "-timeout", "20s", jobProg), 4)
 }
@@ -238,11 +240,15 @@ func testKillRank(t *testing.T, env []string) {
 }
 
 func TestGompirunKilled(t *testing.T) {
-	cmd, out, errb := start(t, tcp, "-np", "3", "-ranks", "4", jobProg, "-mode", "hang")
-	pids := waitPids(t, out, 4)
-	cmd.Process.Kill()
-	finish(t, cmd, out, errb, time.Now())
-	noneLeft(t, pids)
+	for name, env := range map[string][]string{"tcp": tcp, "auto": nil} {
+		t.Run(name, func(t *testing.T) {
+			cmd, out, errb := start(t, env, "-np", "3", "-ranks", "4", jobProg, "-mode", "hang")
+			pids := waitPids(t, out, 4)
+			cmd.Process.Kill()
+			finish(t, cmd, out, errb, time.Now())
+			noneLeft(t, pids)
+		})
+	}
 }
 
 func TestInterruptIsForwarded(t *testing.T) {
