@@ -212,10 +212,11 @@ func exitJob(w *world, client *launch.Client, code int) {
 const SpinEnv = "GOMPI_SPIN"
 
 // setSpin chooses how long waiting ranks spin. Frames from TCP peers arrive
-// through Go's network poller, which a spinning rank starves of its
-// processor, and a spin costs the peer its core when cores are shared: a
-// TCP job sleeps at once (measured: 8-byte latency 10 us sleeping, 30 us
-// spinning, on a loaded 2-core host). GOMPI_SPIN overrides the choice.
+// through Go's network poller and the connections' goroutines, which a
+// spinning rank starves of a processor, and a spin costs the peer its core
+// when cores are shared: a TCP job sleeps at once (measured: 8-byte latency
+// 6-10 us sleeping, 30 us spinning, two processes on a loaded 2-core host).
+// GOMPI_SPIN overrides the choice.
 func setSpin(tcpPeers bool) error {
 	if v := os.Getenv(SpinEnv); v != "" {
 		n, err := strconv.Atoi(v)

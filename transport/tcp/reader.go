@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"syscall"
 
 	"github.com/gompi/gompi/transport"
 )
 
-// inConn is the receiving end of a connection from another process. Frames
-// are taken off it by whoever gets there first: a waiting rank polling it
-// (Transport.Poll, from Inbox.Park's spin) or, once ranks sleep, the
-// connection's own goroutine woken by the network poller. A rank that spins
-// keeps its processor busy, which starves Go's network poller; reading the
-// socket from the spin itself is what keeps latency near a plain ping-pong.
+// inConn is the receiving end of a connection from another process: its
+// goroutine drains the socket whenever Go's network poller reports it
+// readable, parsing frames out of a buffer filled by non-blocking reads.
+//
+// Ranks do not poll TCP sockets themselves while they spin: measured, a
+// spinning rank that polled its sockets made round trips slower (30 us to
+// 1 ms instead of 8 us), so TCP frames always come through this goroutine
+// and TCP jobs sleep instead of spinning (mpi's launch glue sets that).
 type inConn struct {
 	t    *Transport
 	c    net.Conn
@@ -25,8 +26,7 @@ type inConn struct {
 	proc int
 	peer Peer
 
-	mu   sync.Mutex // held while reading and parsing
-	buf  []byte     // received bytes not yet parsed: buf[r:w]
+	buf  []byte // received bytes not yet parsed: buf[r:w]
 	r, w int
 	big  *transport.Frame // a frame whose large payload is being read straight into it
 	got  int64            // payload bytes of big received so far
@@ -54,8 +54,7 @@ func newInConn(t *Transport, c net.Conn, proc int) (*inConn, error) {
 // readSome does one non-blocking read into p: n bytes, or 0 with a nil
 // error when nothing is waiting, or io.EOF.
 func (ic *inConn) readSome(p []byte) (n int, err error) {
-	// Control, not Read: RawConn.Read holds the descriptor's read lock,
-	// which loop holds while it waits, and a polling rank must not wait.
+	// Control, not Read: this runs inside loop's RawConn.Read callback.
 	// The descriptor is non-blocking (Go sets it so).
 	cerr := ic.rc.Control(func(fd uintptr) {
 		for {
@@ -79,7 +78,7 @@ func (ic *inConn) readSome(p []byte) (n int, err error) {
 }
 
 // drain reads and delivers every complete frame available now. It reports
-// whether it delivered any. The caller holds ic.mu.
+// whether it delivered any.
 func (ic *inConn) drain() (bool, error) {
 	delivered := false
 	for {
@@ -167,28 +166,6 @@ func (ic *inConn) deliver(f *transport.Frame) error {
 	return nil
 }
 
-// poll is a rank's attempt to take frames off the connection; it gives up
-// at once when someone else is reading it.
-func (ic *inConn) poll() bool {
-	if !ic.mu.TryLock() {
-		return false
-	}
-	defer ic.mu.Unlock()
-	if ic.dead {
-		return false
-	}
-	got, err := ic.drain()
-	if err != nil {
-		ic.fail(err)
-		// Closing wakes the connection's goroutine, which then ends. Not
-		// under ic.mu: Close waits for that goroutine's hold on the socket.
-		ic.mu.Unlock()
-		ic.c.Close()
-		ic.mu.Lock()
-	}
-	return got
-}
-
 // loop is the connection's goroutine: it drains the socket whenever it
 // becomes readable, until the connection ends (serve then closes it). Draining reads until the
 // socket would block, so each wake-up costs the reads a plain blocking
@@ -196,31 +173,22 @@ func (ic *inConn) poll() bool {
 func (ic *inConn) loop() {
 	var err error
 	rerr := ic.rc.Read(func(uintptr) bool {
-		ic.mu.Lock()
-		defer ic.mu.Unlock()
-		if ic.dead {
-			return true
-		}
 		if _, err = ic.drain(); err != nil {
 			ic.fail(err)
 			return true
 		}
 		return false // drained: wait until readable again
 	})
-	if rerr != nil {
-		ic.mu.Lock()
-		if !ic.dead {
-			ic.fail(rerr)
-		}
-		ic.mu.Unlock()
+	if rerr != nil && !ic.dead {
+		ic.fail(rerr)
 	}
 }
 
-// fail marks the connection dead; the caller closes it once outside the
-// socket's read callback (closing inside would wait for that very
+// fail marks the connection dead; serve closes it once loop has returned
+// (closing inside the socket's read callback would wait for that very
 // callback). A clean end of stream means the peer finished (it closes only
 // after the job's finalize barrier, or when it dies, which gompirun
-// handles); anything else breaks the job. The caller holds ic.mu.
+// handles); anything else breaks the job.
 func (ic *inConn) fail(err error) {
 	ic.dead = true
 	if ic.big != nil {

@@ -6,13 +6,11 @@
 //
 // A connection starts with a handshake carrying the job's token: nothing
 // outside the job can inject or read messages. Then it carries frames: the
-// encoded header (transport.EncodeHeader) followed by the payload. Frames
-// reach the destination rank's inbox from whichever gets to them first: a
-// waiting rank polling the connection (the transport is a
-// transport.Poller) or the connection's goroutine, woken by Go's network
-// poller while the ranks sleep (reader.go). A connection that breaks or
-// carries a malformed frame is reported through Config.OnError, which fails
-// the job: never a hang.
+// encoded header (transport.EncodeHeader) followed by the payload. A
+// goroutine per incoming connection delivers its frames to the destination
+// rank's inbox (reader.go). A connection that breaks or carries a malformed
+// frame is reported through Config.OnError, which fails the job: never a
+// hang.
 package tcp
 
 import (
@@ -67,7 +65,6 @@ type Transport struct {
 
 	mu      sync.Mutex
 	in      map[net.Conn]bool
-	polled  atomic.Pointer[[]*inConn] // authenticated incoming connections
 	closing atomic.Bool
 
 	rejected  atomic.Int64
@@ -95,9 +92,6 @@ func Listen(cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("tcp: listen: %w", err)
 	}
 	t := &Transport{cfg: cfg, ln: ln, ready: make(chan struct{}), in: map[net.Conn]bool{}}
-	for _, ib := range cfg.Inboxes {
-		ib.AddPoller(t)
-	}
 	go t.accept()
 	return t, nil
 }
@@ -262,39 +256,7 @@ func (t *Transport) serve(c net.Conn) {
 		t.rejected.Add(1)
 		return
 	}
-	t.addIn(ic)
 	ic.loop()
-}
-
-// addIn publishes a new incoming connection to the polling ranks
-// (copy-on-write: Poll reads the list without a lock).
-func (t *Transport) addIn(ic *inConn) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	old := t.polled.Load()
-	list := []*inConn{ic}
-	if old != nil {
-		list = append(append([]*inConn(nil), *old...), ic)
-	}
-	t.polled.Store(&list)
-}
-
-// Poll implements transport.Poller: a waiting rank takes whatever frames
-// have arrived on any incoming connection. It pays (a system call per
-// connection) only while ranks spin: ranks that sleep at once
-// (transport.SpinIters 0) leave the reading to the connections' goroutines.
-func (t *Transport) Poll(*transport.Inbox) bool {
-	l := t.polled.Load()
-	if l == nil || transport.SpinIters == 0 {
-		return false
-	}
-	got := false
-	for _, ic := range *l {
-		if ic.poll() {
-			got = true
-		}
-	}
-	return got
 }
 
 // Close stops listening and closes every connection.
