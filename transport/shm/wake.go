@@ -50,7 +50,12 @@ func wake(s *segment) {
 // on a loaded host can take longer than the peer needs to answer, and a
 // 1 MiB transfer takes longer than the inbox spins. The bound keeps a long
 // wait from burning a core.
+// SpinEnv overrides it (a Go duration, such as 200us or 10ms) for the
+// transports opened afterwards.
 var SpinBeforeSleep = time.Millisecond
+
+// SpinEnv names the environment variable that sets SpinBeforeSleep.
+const SpinEnv = "GOMPI_SHM_SPIN"
 
 // spinYieldEvery is how many polls spinPoll makes between yields. Yielding
 // is a courtesy to other goroutines of the process, and not a cheap one: with
@@ -63,7 +68,7 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 		t.own.u32(offSleepers).Add(^uint32(0))
 		return
 	}
-	if t.spin {
+	if t.spinFor > 0 {
 		t.spinPoll(ib)
 	}
 	t.own.u32(offSleepers).Add(1)
@@ -78,7 +83,7 @@ func (t *Transport) spinPoll(ib *transport.Inbox) {
 		if sleeping, _ := ib.Asleep(); !sleeping {
 			return
 		}
-		if i%256 == 0 && time.Since(start) > SpinBeforeSleep {
+		if i%256 == 0 && time.Since(start) > t.spinFor {
 			return
 		}
 		if i%spinYieldEvery == 0 {
@@ -98,5 +103,6 @@ func (t *Transport) waiter() {
 		}
 		t.drain(nil)
 		futex(seq, futexWait, uintptr(s))
+		t.wakeups.Add(1)
 	}
 }
