@@ -15,7 +15,9 @@ import (
 // Wake-up protocol. Ranks poll their rings themselves while they spin; only
 // when one is about to sleep must a sender in another process act. The
 // sleeping rank raises its segment's sleepers count (Sleeping), then makes
-// its final poll; a sender publishes its record, then reads sleepers. Both
+// its final poll, waiting for any ring another goroutine is reading (that
+// one may have looked too early); a sender publishes its record, then reads
+// sleepers. Both
 // sides store then load with sequentially consistent atomics, so at least
 // one sees the other: either the final poll finds the record, or the sender
 // sees a sleeper, bumps the segment's futex word and wakes the owner's
@@ -72,6 +74,9 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 		t.spinPoll(ib)
 	}
 	t.own.u32(offSleepers).Add(1)
+	// The inbox's final check polls too, but skips rings that another
+	// goroutine holds; this one waits for them.
+	t.drain(ib, true)
 }
 
 // spinPoll polls until ib gets a frame or a Kick (Asleep turns false) or the
@@ -79,7 +84,7 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 func (t *Transport) spinPoll(ib *transport.Inbox) {
 	start := time.Now()
 	for i := 1; ; i++ {
-		t.drain(ib)
+		t.drain(ib, false)
 		if sleeping, _ := ib.Asleep(); !sleeping {
 			return
 		}
@@ -101,7 +106,7 @@ func (t *Transport) waiter() {
 		if t.closing.Load() {
 			return
 		}
-		t.drain(nil)
+		t.drain(nil, true)
 		futex(seq, futexWait, uintptr(s))
 		t.wakeups.Add(1)
 	}
