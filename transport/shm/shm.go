@@ -95,6 +95,9 @@ func Open(cfg Config) (*Transport, error) {
 	if cfg.Dir == "" {
 		cfg.Dir = "/dev/shm"
 	}
+	// Our own copies: the caller may reuse its slices.
+	cfg.RankBase = append([]int(nil), cfg.RankBase...)
+	cfg.Inboxes = append([]*transport.Inbox(nil), cfg.Inboxes...)
 	ringSize, err := ringSizeFor(cfg.NLocal)
 	if err != nil {
 		return nil, err
