@@ -55,8 +55,15 @@ type Clock interface {
 	// Deal is Algorithm 3 for message m: it computes t_temp, stamps reply
 	// (the ACK answering a REQ, or the DATA answering an ACK; nil for DATA)
 	// and, for ACK or DATA related to c, sets A_WT_end[num]. dataSize is the
-	// size of the DATA that m answers or carries.
-	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int)
+	// size of the DATA that m answers or carries. started is the virtual
+	// time the operation m belongs to was posted (a receive matched by a
+	// REQ or eager DATA; 0 otherwise): the target cannot deal with m before
+	// its operation exists.
+	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64)
+	// Found is called when a Probe's waiting phase finds m, the message it
+	// looks for, and leaves it in the unexpected queue undealt: the wait
+	// ends no earlier than the target would see m.
+	Found(m *transport.Header)
 	// WaitEnd is E_end of WT: num++ and t_V = A_WT_end[num-1].
 	WaitEnd()
 
@@ -70,16 +77,17 @@ type Clock interface {
 // nopClock is the real-mode clock: every event point is free.
 type nopClock struct{}
 
-func (nopClock) SimStart()                                            {}
-func (nopClock) SimEnd()                                              {}
-func (nopClock) Begin(Activity)                                       {}
-func (nopClock) End(Activity, int)                                    {}
-func (nopClock) Stamp(*transport.Header)                              {}
-func (nopClock) WaitStart(bool)                                       {}
-func (nopClock) Early(*transport.Header) bool                         { return false }
-func (nopClock) DueNow(*transport.Header) bool                        { return true }
-func (nopClock) DueInWait(*transport.Header) bool                     { return true }
-func (nopClock) Deal(*transport.Header, bool, *transport.Header, int) {}
-func (nopClock) WaitEnd()                                             {}
-func (nopClock) Now() (float64, bool)                                 { return 0, false }
-func (nopClock) Elapse(float64)                                       {}
+func (nopClock) SimStart()                                                     {}
+func (nopClock) SimEnd()                                                       {}
+func (nopClock) Begin(Activity)                                                {}
+func (nopClock) End(Activity, int)                                             {}
+func (nopClock) Stamp(*transport.Header)                                       {}
+func (nopClock) WaitStart(bool)                                                {}
+func (nopClock) Early(*transport.Header) bool                                  { return false }
+func (nopClock) DueNow(*transport.Header) bool                                 { return true }
+func (nopClock) DueInWait(*transport.Header) bool                              { return true }
+func (nopClock) Deal(*transport.Header, bool, *transport.Header, int, float64) {}
+func (nopClock) Found(*transport.Header)                                       {}
+func (nopClock) WaitEnd()                                                      {}
+func (nopClock) Now() (float64, bool)                                          { return 0, false }
+func (nopClock) Elapse(float64)                                                {}

@@ -34,9 +34,10 @@ type Request struct {
 	sync bool
 
 	done     atomic.Bool
-	matched  bool   // receive: matched a REQ, DATA still to come
-	posted   bool   // receive: sits in the posted queue
-	waitMark uint64 // equals rank.waitEpoch while this request is being waited on
+	matched  bool    // receive: matched a REQ, DATA still to come
+	posted   bool    // receive: sits in the posted queue
+	waitMark uint64  // equals rank.waitEpoch while this request is being waited on
+	vstart   float64 // virtual mode: the rank's virtual time when the receive was posted
 	status   Status
 	err      error
 	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
@@ -125,6 +126,12 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 			continue
 		}
 		r.unexpected = removeFrame(r.unexpected, i)
+		if r.virtual && len(r.early) > 0 && r.claimEarly(f, q) {
+			// On the target f has not arrived yet: the receive is posted
+			// and a waiting phase deals with f when its time comes.
+			q.vstart, _ = r.clock.Now()
+			return q
+		}
 		if f.Kind == transport.Data {
 			r.clock.Begin(ActDR)
 			n := len(f.Payload)
@@ -141,6 +148,9 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 		return q
 	}
 	q.posted = true
+	if r.virtual {
+		q.vstart, _ = r.clock.Now()
+	}
 	r.posted = append(r.posted, q)
 	return q
 }
@@ -245,13 +255,13 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 	case transport.Req: // send the ACK
 		r.unpost(q, idx)
 		ack := r.ackFor(q, f)
-		r.clock.Deal(&f.Header, related, &ack.Header, int(f.Size))
+		r.clock.Deal(&f.Header, related, &ack.Header, int(f.Size), q.vstart)
 		r.sendReply(q, ack)
 		f.Free()
 	case transport.Ack: // send the DATA
 		delete(r.sends, f.SendID)
 		d := r.dataFor(q, f)
-		r.clock.Deal(&f.Header, related, &d.Header, len(q.buf))
+		r.clock.Deal(&f.Header, related, &d.Header, len(q.buf), q.vstart)
 		f.Free()
 		if err := r.send(d); err != nil {
 			q.err = err
@@ -265,7 +275,7 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		} else {
 			r.unpost(q, idx)
 		}
-		r.clock.Deal(&f.Header, related, nil, int(f.Size))
+		r.clock.Deal(&f.Header, related, nil, int(f.Size), q.vstart)
 		r.copyOut(q, f)
 	}
 }

@@ -225,7 +225,9 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 		return false
 	}
 	r.waitEpoch++
+	r.probe = pattern // a matching message is related to this wait (never early)
 	r.waitPhase(found, block, siteProbe)
+	r.probe = nil
 	if !found() {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}

@@ -27,6 +27,9 @@ func (r *rank) waitPhase(done func() bool, block bool, where waitSite) {
 		for !done() { // lines 11-20
 			f := r.inbox.Next()
 			if f == nil {
+				if len(r.early) > 0 && (r.resolve.Swap(false) || !block || !r.w.local) && r.progressEarly() {
+					continue // a stall of Algorithm 2: virtual_stall.go
+				}
 				if !block {
 					break
 				}
@@ -42,6 +45,18 @@ func (r *rank) waitPhase(done func() bool, block bool, where waitSite) {
 	clk.WaitEnd() // line 28 and E_end^WT
 }
 
+// earlyMsg is a frame in the early queue: it reached the host before it
+// reaches the rank on the target, so dealing with it waits (Algorithm 2).
+// Matching does not wait: MPI's non-overtaking order is the order frames
+// from one sender reach the host, so a frame is matched when it arrives.
+// q is the operation it belongs to, nil while no receive has been posted
+// for it (the frame then also sits in the unexpected queue, at its place in
+// arrival order, and the receive that matches it later claims it).
+type earlyMsg struct {
+	f *transport.Frame
+	q *Request
+}
+
 // dispatch is one step of the loop: lines 13-19 of Algorithm 2.
 func (r *rank) dispatch(f *transport.Frame) {
 	if f.Kind == transport.Ctrl {
@@ -49,18 +64,26 @@ func (r *rank) dispatch(f *transport.Frame) {
 		return
 	}
 	q, idx := r.target(f)
-	related := q != nil && q.waitMark == r.waitEpoch
+	if q == nil && (f.Kind == transport.Ack || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0) {
+		// An answer to an operation this rank never started: a peer bug
+		// or a corrupt frame. Drop it rather than corrupt state.
+		r.stats.dropped++
+		f.Free()
+		return
+	}
+	related := r.relatedTo(f, q)
 	if r.virtual && !related && r.clock.Early(&f.Header) {
-		r.early = append(r.early, f)
+		if q == nil {
+			r.unexpected = append(r.unexpected, f)
+		} else if idx >= 0 {
+			r.unpost(q, idx) // claimed: later frames from the sender cannot overtake it
+		}
+		r.early = append(r.early, earlyMsg{f, q})
 		return
 	}
 	if q == nil {
-		if f.Kind == transport.Ack || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0 {
-			// An answer to an operation this rank never started: a peer bug
-			// or a corrupt frame. Drop it rather than corrupt state.
-			r.stats.dropped++
-			f.Free()
-			return
+		if related {
+			r.clock.Found(&f.Header)
 		}
 		r.unexpected = append(r.unexpected, f)
 		return
@@ -69,36 +92,74 @@ func (r *rank) dispatch(f *transport.Frame) {
 }
 
 // drainEarly deals with the early-queue frames for which take reports true,
-// in queue order, and keeps the rest. A frame whose operation has not
-// started moves to the unexpected queue.
+// in queue order, and keeps the rest. A frame no receive has claimed yet
+// has now arrived on the target: it simply stays in the unexpected queue.
 func (r *rank) drainEarly(take func(f *transport.Frame, related bool) bool) {
 	kept := r.early[:0]
 	pending := r.early
 	r.early = nil
-	for _, f := range pending {
-		q, idx := r.target(f)
-		related := q != nil && q.waitMark == r.waitEpoch
-		if !take(f, related) {
-			kept = append(kept, f)
+	for _, e := range pending {
+		related := e.q != nil && e.q.waitMark == r.waitEpoch || e.q == nil && r.relatedTo(e.f, nil)
+		if !take(e.f, related) {
+			kept = append(kept, e)
 			continue
 		}
-		if q == nil {
-			r.unexpected = append(r.unexpected, f)
+		if e.q == nil {
+			if related {
+				r.clock.Found(&e.f.Header)
+			}
 			continue
 		}
-		r.deal(f, q, idx, related)
+		r.deal(e.f, e.q, -1, related)
 	}
 	for i := len(kept); i < len(pending); i++ {
-		pending[i] = nil
+		pending[i] = earlyMsg{}
 	}
 	r.early = append(kept, r.early...)
+}
+
+// relatedTo reports whether frame f belongs to c, the communication the
+// current waiting phase is for: its operation q is being waited on, or it
+// is an unmatched message a Probe is looking for.
+func (r *rank) relatedTo(f *transport.Frame, q *Request) bool {
+	if q != nil {
+		return q.waitMark == r.waitEpoch
+	}
+	return r.probe != nil && (f.Kind == transport.Req || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous == 0) &&
+		r.probe.matches(&f.Header)
+}
+
+// claimEarly is called when receive q matches frame f of the unexpected
+// queue: if f is still early (not yet arrived on the target), q claims it
+// and will deal with it in a waiting phase, and claimEarly reports true.
+func (r *rank) claimEarly(f *transport.Frame, q *Request) bool {
+	for i := range r.early {
+		if r.early[i].f == f {
+			r.early[i].q = q
+			return true
+		}
+	}
+	return false
 }
 
 // park blocks until a frame arrives or done may have become true. where
 // describes the blocked call for deadlock reports.
 func (r *rank) park(done func() bool, where waitSite) {
 	r.blockedIn.Store(int32(where) + 1)
-	r.inbox.Park(func() bool { return done() || r.w.aborted.Load() })
+	if !r.virtual {
+		r.inbox.Park(func() bool { return done() || r.w.aborted.Load() })
+	} else {
+		r.publishStall()
+		r.inbox.Park(func() bool {
+			if done() || r.w.aborted.Load() || r.resolve.Load() {
+				return true
+			}
+			// The last rank to fall asleep resolves a stall (virtual_stall.go).
+			asleep, _ := r.inbox.Asleep()
+			return asleep && r.w.local && r.w.resolveStall(r) == r
+		})
+		r.unpublishStall()
+	}
 	r.blockedIn.Store(0)
 	r.checkAbort()
 }

@@ -77,7 +77,9 @@ type world struct {
 	failOnce sync.Once
 	failure  error
 
-	alive atomic.Int64 // hosted ranks whose function has not returned
+	alive  atomic.Int64         // hosted ranks whose function has not returned
+	spin   *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
+	stalls atomic.Int64         // virtual mode: parked ranks holding early messages others wait for (virtual_stall.go)
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -93,7 +95,8 @@ type rank struct {
 
 	posted     []*Request          // posted receives, in posting order
 	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
-	early      []*transport.Frame  // Algorithm 2's early queue (virtual mode)
+	early      []earlyMsg          // Algorithm 2's early queue (virtual mode), arrival order
+	probe      *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
 	sends      map[uint64]*Request // rendezvous sends waiting for their ACK
 	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA
 	nextID     uint64
@@ -107,6 +110,7 @@ type rank struct {
 	finished  atomic.Bool
 	blockedIn atomic.Int32 // waitSite+1 while parked, 0 otherwise
 	stats     Stats
+	stallState
 }
 
 // Stats counts a rank's traffic; the virtual-time report uses it.
@@ -121,8 +125,10 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 	w := &world{size: size, base: base, start: time.Now()}
 	w.ranks = make([]*rank, nlocal)
 	inboxes := make([]*transport.Inbox, nlocal)
+	w.spin = transport.NewSpinGroup(nlocal, runtime.GOMAXPROCS(0))
 	for i := range w.ranks {
 		inboxes[i] = transport.NewInbox()
+		inboxes[i].SetSpinGroup(w.spin)
 	}
 	for i := range w.ranks {
 		r := &rank{
@@ -134,6 +140,9 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		if cfg.clocks != nil {
 			if c := cfg.clocks(r.id); c != nil {
 				r.clock, r.virtual = c, true
+				if a, ok := c.(interface{ attach(*rank) }); ok {
+					a.attach(r) // the virtual-time report reads r.stats
+				}
 			}
 		}
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
@@ -196,8 +205,15 @@ func (r *rank) main(fn func(c *Comm) error) {
 	defer func() {
 		r.finished.Store(true)
 		r.w.alive.Add(-1)
+		r.w.spin.Leave()
+		if r.virtual && r.w.local {
+			r.w.resolveStall(nil) // the last rank awake may leave a stall behind (virtual_stall.go)
+		}
 		if returned {
 			return
+		}
+		if a, ok := r.clock.(interface{ abandon() }); ok {
+			a.abandon() // a rank dying mid-burst gives back its CPU slot
 		}
 		if p := recover(); p != nil {
 			r.w.fail(&RankError{Rank: r.id, Err: fmt.Errorf("%v\n%s", p, debug.Stack()), Panic: true})
@@ -270,6 +286,9 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 			return
 		}
 		now, ok := w.allAsleep()
+		if ok && w.resolveStall(nil) != nil {
+			ok = false // a stall of Algorithm 2, not a deadlock: resolved
+		}
 		if ok && (strikes == 0 || equalU64(now, naps)) {
 			strikes++
 		} else if ok {

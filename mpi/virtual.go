@@ -1,0 +1,209 @@
+package mpi
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gompi/gompi/transport"
+	"github.com/gompi/gompi/vtime"
+)
+
+// Virtual is a virtual-time run (the analogue of gompirun -virtual P): the
+// target machine with the job placed on it, the CPU scale, and the clocks
+// of the ranks this process hosts. Make one per world with NewVirtual, pass
+// it with WithVirtual, and read Results (or Report) after the world has
+// finished. Each process of a launched job reports its hosted ranks; the
+// launcher merges the records of all processes with vtime.Summarize.
+type Virtual struct {
+	target   *vtime.Target
+	cpuScale float64
+	cpu      *vtime.ThreadCPU // nil when cpuScale is 0
+
+	mu     sync.Mutex
+	err    error // a rank outside the placed job
+	clocks map[int]*virtualClock
+	first  time.Time // first E_Start in this process
+	last   time.Time // last E_End
+}
+
+// NewVirtual places a job of ranks ranks on machine m. cpuScale multiplies
+// measured computation (the target CPU is cpuScale times slower than the
+// host's); 0 ignores it, so that only messages and Elapse calls count and
+// the prediction is exactly repeatable.
+func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error) {
+	if m == nil {
+		return nil, fmt.Errorf("mpi: NewVirtual: nil machine")
+	}
+	if !(cpuScale >= 0) || math.IsInf(cpuScale, 1) {
+		return nil, fmt.Errorf("mpi: cpu scale %g: want a number >= 0", cpuScale)
+	}
+	t, err := m.Place(ranks)
+	if err != nil {
+		return nil, err
+	}
+	v := &Virtual{target: t, cpuScale: cpuScale, clocks: map[int]*virtualClock{}}
+	if cpuScale > 0 {
+		if v.cpu, err = vtime.NewThreadCPU(0); err != nil {
+			return nil, fmt.Errorf("mpi: measuring computation: %v (cpu scale 0 needs no measurement)", err)
+		}
+	}
+	return v, nil
+}
+
+// WithVirtual runs the world in virtual time: every rank gets a virtual
+// clock on v's target. The world's size must be the size v was made for.
+func WithVirtual(v *Virtual) Option {
+	return WithClocks(func(id int) Clock { return v.clock(id) })
+}
+
+func (v *Virtual) clock(id int) Clock {
+	if id < 0 || id >= v.target.Ranks() {
+		v.mu.Lock()
+		if v.err == nil {
+			v.err = fmt.Errorf("mpi: virtual run placed for %d ranks hosts rank %d", v.target.Ranks(), id)
+		}
+		v.mu.Unlock()
+		return nil // real mode for this rank; Run reports the error
+	}
+	var meter vtime.Meter
+	if v.cpu != nil {
+		meter = v.cpu.Meter()
+	}
+	c := &virtualClock{v: v, m: vtime.NewRank(v.target, id, meter, v.cpuScale)}
+	v.mu.Lock()
+	v.clocks[id] = c
+	v.mu.Unlock()
+	return c
+}
+
+// Run runs fn on an in-process world of the job's size in virtual time
+// (Run with WithVirtual).
+func (v *Virtual) Run(fn func(c *Comm) error, opts ...Option) error {
+	err := Run(v.target.Ranks(), fn, append(opts, WithVirtual(v))...)
+	if err == nil {
+		err = v.Err()
+	}
+	return err
+}
+
+// Err reports a world that did not fit the placed job (a rank id outside
+// it); such ranks ran without virtual time.
+func (v *Virtual) Err() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.err
+}
+
+// Target is the machine with the job placed on it.
+func (v *Virtual) Target() *vtime.Target { return v.target }
+
+// Results returns the records of the ranks this process hosts, by rank.
+// Call it after the world has finished (Run has returned).
+func (v *Virtual) Results() []vtime.RankResult {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make([]vtime.RankResult, 0, len(v.clocks))
+	for _, c := range v.clocks {
+		res := c.m.Result()
+		if r := c.r; r != nil {
+			res.Sent, res.SentBytes = r.stats.sent, r.stats.sentBytes
+			res.Recvd, res.RecvBytes = r.stats.recvd, r.stats.recvdBytes
+			res.Temporal = r.stats.temporal
+		}
+		out = append(out, res)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Rank < out[j].Rank })
+	return out
+}
+
+// Wall is the host time from this process's first rank start to its last
+// rank end.
+func (v *Virtual) Wall() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.first.IsZero() || v.last.Before(v.first) {
+		return 0
+	}
+	return v.last.Sub(v.first)
+}
+
+// Report summarises this process's ranks (the whole job for Run).
+func (v *Virtual) Report() vtime.Report {
+	return vtime.Summarize(v.target.Machine().Name, v.cpuScale, v.Results(), v.Wall().Seconds())
+}
+
+// virtualClock adapts a vtime.Rank to the engine's event points: it only
+// converts transport headers into the model's terms.
+type virtualClock struct {
+	v *Virtual
+	m *vtime.Rank
+	r *rank
+}
+
+// attach is called by newWorld so the report can read the rank's counters.
+func (c *virtualClock) attach(r *rank) { c.r = r }
+
+// abandon is called when the rank's goroutine dies mid-burst.
+func (c *virtualClock) abandon() { c.m.Abandon() }
+
+func (c *virtualClock) SimStart() {
+	c.v.mu.Lock()
+	if c.v.first.IsZero() {
+		c.v.first = time.Now()
+	}
+	c.v.mu.Unlock()
+	c.m.SimStart()
+}
+
+func (c *virtualClock) SimEnd() {
+	c.m.SimEnd()
+	c.v.mu.Lock()
+	c.v.last = time.Now()
+	c.v.mu.Unlock()
+}
+
+func (c *virtualClock) Begin(Activity) { c.m.Begin() }
+
+func (c *virtualClock) End(a Activity, size int) {
+	if a == ActDR {
+		c.m.EndRecv(int64(size))
+		return
+	}
+	c.m.EndSend(int64(size))
+}
+
+// modelSize is a message's size in the model: REQ and ACK are zero-byte.
+func modelSize(h *transport.Header) int64 {
+	if h.Kind == transport.Data {
+		return h.Size
+	}
+	return 0
+}
+
+func (c *virtualClock) Stamp(h *transport.Header) {
+	h.Arrival = c.m.Stamp(modelSize(h), int(h.Dst))
+}
+
+func (c *virtualClock) WaitStart(done bool)                { c.m.WaitStart(done) }
+func (c *virtualClock) Early(m *transport.Header) bool     { return c.m.Early(m.Arrival) }
+func (c *virtualClock) DueNow(m *transport.Header) bool    { return c.m.DueNow(m.Arrival) }
+func (c *virtualClock) DueInWait(m *transport.Header) bool { return c.m.DueInWait(m.Arrival) }
+func (c *virtualClock) Found(m *transport.Header)          { c.m.Found(m.Arrival) }
+func (c *virtualClock) WaitEnd()                           { c.m.WaitEnd() }
+func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
+func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
+
+var modelKind = [...]vtime.MsgKind{transport.Data: vtime.DATA, transport.Req: vtime.REQ, transport.Ack: vtime.ACK}
+
+func (c *virtualClock) Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) {
+	if int(m.Kind) >= len(modelKind) || modelKind[m.Kind] == 0 {
+		return
+	}
+	ta := c.m.Deal(vtime.Message{Kind: modelKind[m.Kind], Arrival: m.Arrival, Size: int64(dataSize), Peer: int(m.Src), Started: started}, related)
+	if reply != nil {
+		reply.Arrival = ta
+	}
+}

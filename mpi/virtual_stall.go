@@ -1,0 +1,125 @@
+package mpi
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// Stalls of Algorithm 2 (virtual mode).
+//
+// A waiting activity leaves early-queue messages for after the wait. When
+// the wait's completion depends on one of them (a pending Isend's ACK is
+// early while a later blocking Send waits for its own ACK, which the peer
+// sends only after the first DATA), every rank can end up parked: the
+// algorithm as written deadlocks. On the target, time passes during the
+// wait; the next thing to happen anywhere is the earliest of the early
+// messages some rank waits for (REQ and ACK, and rendezvous DATA, whose
+// sender waits for its buffer), and the wait that holds it lasts past its
+// arrival (its completion depends on it), so that message is dealt with at
+// its t_a like any message arriving during the wait.
+//
+// In a world whose ranks are all in this process the stall is detected
+// exactly: when every unfinished rank is parked with nothing queued, the
+// rank holding the earliest early REQ or ACK (ties: lowest rank) deals with
+// it. The choice depends only on virtual times, so predictions stay
+// repeatable. A rank publishes the arrival time of its earliest early
+// REQ/ACK/DATA before parking (stallMin); the last rank to fall asleep resolves
+// the stall (resolveStall, called from its park predicate), and the
+// deadlock watcher does the same as a fallback.
+//
+// In a world spread over processes no rank sees the whole job; a parked
+// rank then deals with its earliest early REQ/ACK/DATA at once, which is exact
+// when the stall is real and otherwise stamps the reply from t_a rather
+// than from the next wait's start (docs/model.md). Non-blocking waits (Test
+// and friends, temporally sensitive calls) do the same, since a polling
+// loop never parks.
+
+// earliestEarly is the index of the early message other ranks may be
+// waiting for with the smallest t_a, or -1. Those are REQ and ACK (the peer
+// waits for the reply) and rendezvous DATA (its payload is the sender's
+// buffer, which the sender gets back only when the DATA is copied out),
+// whose operation has started here.
+func (r *rank) earliestEarly() int {
+	best := -1
+	for i, e := range r.early {
+		if e.q == nil || e.f.Kind == transport.Data && e.f.Flags&transport.FlagRendezvous == 0 {
+			continue
+		}
+		if best < 0 || e.f.Arrival < r.early[best].f.Arrival {
+			best = i
+		}
+	}
+	return best
+}
+
+// progressEarly deals with the earliest early REQ or ACK and reports
+// whether there was one.
+func (r *rank) progressEarly() bool {
+	best := r.earliestEarly()
+	if best < 0 {
+		return false
+	}
+	e := r.early[best]
+	copy(r.early[best:], r.early[best+1:])
+	r.early[len(r.early)-1] = earlyMsg{}
+	r.early = r.early[:len(r.early)-1]
+	r.deal(e.f, e.q, -1, e.q.waitMark == r.waitEpoch)
+	return true
+}
+
+// publishStall records, before the rank parks in a blocking wait, the t_a
+// of its earliest early REQ/ACK/DATA (always > 0: it is later than the wait's
+// start); unpublishStall clears it to 0, meaning none.
+func (r *rank) publishStall() {
+	i := r.earliestEarly()
+	if i < 0 {
+		return
+	}
+	r.stallMin.Store(math.Float64bits(r.early[i].f.Arrival))
+	r.w.stalls.Add(1)
+}
+
+func (r *rank) unpublishStall() {
+	if r.stallMin.Swap(0) != 0 {
+		r.w.stalls.Add(-1)
+	}
+}
+
+// resolveStall is called by rank r about to sleep (and by the deadlock
+// watcher, with r nil). If every unfinished rank is asleep with nothing
+// queued and some hold early REQ/ACK/DATAs, it tells the one with the earliest
+// to deal with it and returns that rank; otherwise nil.
+func (w *world) resolveStall(r *rank) *rank {
+	if w.stalls.Load() == 0 {
+		return nil
+	}
+	var pick *rank
+	pickT := math.Inf(1)
+	for _, o := range w.ranks {
+		if o.finished.Load() {
+			continue
+		}
+		if asleep, _ := o.inbox.Asleep(); !asleep || o.blockedIn.Load() == 0 {
+			return nil
+		}
+		if b := o.stallMin.Load(); b != 0 && math.Float64frombits(b) < pickT {
+			pick, pickT = o, math.Float64frombits(b)
+		}
+	}
+	if pick == nil {
+		return nil
+	}
+	pick.resolve.Store(true)
+	if pick != r {
+		pick.inbox.Kick()
+	}
+	return pick
+}
+
+// stallState is embedded in rank.
+type stallState struct {
+	stallMin atomic.Uint64 // float64 bits of the earliest early REQ/ACK/DATA t_a while parked; 0 otherwise
+	resolve  atomic.Bool   // told to deal with its earliest early REQ/ACK/DATA
+}

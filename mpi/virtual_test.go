@@ -1,0 +1,578 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/vtime"
+	"golang.org/x/sys/unix"
+)
+
+// virtualPingPong runs one ping-pong of size bytes between ranks 0 and peer of a
+// virtual world on machine m (cpu-scale 0) and returns the report.
+func virtualPingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int) vtime.Report {
+	t.Helper()
+	v, err := NewVirtual(m, ranks, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Run(func(c *Comm) error {
+		buf := make([]byte, size)
+		switch c.Rank() {
+		case 0:
+			if err := Send(c, buf, peer, 1); err != nil {
+				return err
+			}
+			_, err := Recv(c, buf, peer, 2)
+			return err
+		case peer:
+			if _, err := Recv(c, buf, 0, 1); err != nil {
+				return err
+			}
+			return Send(c, buf, 0, 2)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Report()
+}
+
+// TestVirtualPingPongClosedForms checks the closed forms of design.md end to
+// end on the Tianhe-1A preset (ranks 0 and 12 are on different nodes of one
+// board: h = 3, l = l(3)): eager one-way = 2 s/B_mem + s/B_net + l and
+// rendezvous one-way = 3 l + 2 s/B_mem + s/B_net. The receiver is always
+// waiting first, so a ping-pong takes twice the one-way time.
+func TestVirtualPingPongClosedForms(t *testing.T) {
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bmem, bnet = 6.38e9, 4.16e9
+	l := 15e-6 + 3*0.6e-6
+	for _, tc := range []struct {
+		name string
+		size int
+		want float64
+	}{
+		{"eager-empty", 0, l},
+		{"eager", 1000, 2*1000/bmem + 1000/bnet + l},
+		{"eager-limit", DefaultEagerLimit, 2*float64(DefaultEagerLimit)/bmem + float64(DefaultEagerLimit)/bnet + l},
+		{"rendezvous", 1 << 20, 3*l + 2*float64(1<<20)/bmem + float64(1<<20)/bnet},
+	} {
+		rep := virtualPingPong(t, m, 13, 12, tc.size)
+		if got := rep.Predicted; math.Abs(got-2*tc.want) > 1e-9*2*tc.want {
+			t.Errorf("%s: predicted %.12g s, want 2 x %.12g = %.12g", tc.name, got, tc.want, 2*tc.want)
+		}
+		if rep.Sent != 2 || rep.SentBytes != int64(2*tc.size) {
+			t.Errorf("%s: counted %d messages, %d bytes", tc.name, rep.Sent, rep.SentBytes)
+		}
+	}
+	// Same node (h = 0): L = s / B_mem, so eager one-way = 3 s / B_mem.
+	rep := virtualPingPong(t, m, 2, 1, 1000)
+	if want := 2 * 3 * 1000 / bmem; math.Abs(rep.Predicted-want) > 1e-9*want {
+		t.Errorf("on-node: predicted %.12g, want %.12g", rep.Predicted, want)
+	}
+}
+
+// skeleton is an Elapse-based halo-style program with point-to-point
+// traffic in several patterns: small and large eager messages, rendezvous
+// messages, nonblocking operations and Waitall, with imbalanced computation.
+// Receives are double-buffered: those of iteration it+1 are posted before
+// waiting for iteration it, so every message arrives (in virtual time)
+// after its receive was posted. That is the condition under which the
+// prediction cannot depend on host scheduling (docs/model.md).
+func skeleton(c *Comm) error {
+	n, me := c.Size(), c.Rank()
+	right, left := (me+1)%n, (me+n-1)%n
+	const iters = 5
+	small := make([]float64, 16)
+	mid := make([]float64, 4<<10)  // 32 KiB, eager
+	big := make([]float64, 32<<10) // 256 KiB, rendezvous
+	type inbufs struct{ small, mid, big []float64 }
+	in := [2]inbufs{}
+	for i := range in {
+		in[i] = inbufs{make([]float64, len(small)), make([]float64, len(mid)), make([]float64, len(big))}
+	}
+	recvs := make([][]*Request, iters)
+	post := func(it int) error {
+		b := in[it%2]
+		var errs [3]error
+		var q [3]*Request
+		q[0], errs[0] = Irecv(c, b.small, left, 1)
+		q[1], errs[1] = Irecv(c, b.mid, right, 2)
+		recvs[it] = append(recvs[it], q[0], q[1])
+		if me%2 == 1 {
+			q[2], errs[2] = Irecv(c, b.big, me-1, 3)
+			recvs[it] = append(recvs[it], q[2])
+		}
+		return errors.Join(errs[:]...)
+	}
+	if err := post(0); err != nil {
+		return err
+	}
+	for it := 0; it < iters; it++ {
+		c.Elapse(time.Duration(1000*(me%3+1)+it*100+50*me) * time.Microsecond)
+		var errs [3]error
+		var sends [3]*Request
+		sends[0], errs[0] = Isend(c, small, right, 1)
+		sends[1], errs[1] = Isend(c, mid, left, 2)
+		if me%2 == 0 && me+1 < n {
+			sends[2], errs[2] = Isend(c, big, me+1, 3)
+		}
+		if err := errors.Join(errs[:]...); err != nil {
+			return err
+		}
+		if it+1 < iters {
+			if err := post(it + 1); err != nil {
+				return err
+			}
+		}
+		if _, err := Waitall(append(recvs[it], sends[:]...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestVirtualRepeatable: with cpu-scale 0 and an Elapse skeleton the
+// prediction, every rank's end time included, is bit-identical across runs
+// whatever the host scheduling did.
+func TestVirtualRepeatable(t *testing.T) {
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []vtime.RankResult
+	for run := 0; run < 6; run++ {
+		v, err := NewVirtual(m, 30, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Run(skeleton); err != nil {
+			t.Fatal(err)
+		}
+		res := v.Results()
+		for _, r := range res {
+			if sum := r.Computation + r.Communication + r.Waiting; math.Abs(sum-r.End) > 1e-12*r.End {
+				t.Errorf("rank %d: computation + communication + waiting = %g, end %g", r.Rank, sum, r.End)
+			}
+		}
+		if run == 0 {
+			first = res
+			rep := v.Report()
+			var text strings.Builder
+			rep.WriteText(&text)
+			t.Log("\n" + text.String())
+			if rep.Predicted < 5*1e-3 {
+				t.Fatalf("predicted %g s, below the Elapse total", rep.Predicted)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(res, first) {
+			for i := range res {
+				if res[i] != first[i] {
+					t.Fatalf("run %d differs at rank %d:\n%+v\n%+v", run, i, res[i], first[i])
+				}
+			}
+		}
+	}
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU(t testing.TB) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	return time.Duration(ts.Nano())
+}
+
+// TestVirtualMeasuresComputation: with cpu-scale 1 the computation of a
+// rank between MPI calls is charged at its thread CPU time, while its
+// neighbours compute too (more ranks than GOMAXPROCS compete); with
+// cpu-scale 0.5 at half of it.
+func TestVirtualMeasuresComputation(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	for _, scale := range []float64{1, 0.5} {
+		v, err := NewVirtual(m, 6, scale)
+		if err != nil {
+			t.Skip(err)
+		}
+		burnt := make([]time.Duration, 6)
+		err = v.Run(func(c *Comm) error {
+			buf, in := make([]byte, 8), make([]byte, 8)
+			for it := 0; it < 3; it++ {
+				start := threadCPU(t)
+				x := 1.0
+				for threadCPU(t)-start < 15*time.Millisecond {
+					for i := 0; i < 1000; i++ {
+						x = x*1.0000001 + 1e-9
+					}
+				}
+				burnt[c.Rank()] += threadCPU(t) - start
+				if x == 0 {
+					return nil
+				}
+				right, left := (c.Rank()+1)%c.Size(), (c.Rank()+c.Size()-1)%c.Size()
+				if _, err := Sendrecv(c, buf, right, 0, in, left, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range v.Results() {
+			want := scale * burnt[r.Rank].Seconds()
+			// Bounded: the burn itself, plus the engine's own work between
+			// event points (sub-millisecond here).
+			if r.Computation < 0.95*want || r.Computation > 1.05*want+1e-3 {
+				t.Errorf("scale %g rank %d: charged %.4f s computation, burnt %.4f s x scale", scale, r.Rank, r.Computation, want)
+			}
+		}
+	}
+}
+
+// BenchmarkPingPongClock measures the clock's cost per MPI call: an
+// in-process ping-pong of 8 bytes in real mode (the no-op clock), virtual
+// mode with cpu-scale 0 (model only) and cpu-scale 1 (model + thread CPU
+// measurement). ns/op is one round trip (4 MPI calls, 2 per rank).
+func BenchmarkPingPongClock(b *testing.B) {
+	m, _ := vtime.Preset("tianhe1a")
+	for _, mode := range []struct {
+		name  string
+		scale float64
+		real  bool
+	}{{"real", 0, true}, {"virtual-scale0", 0, false}, {"virtual-scale1", 1, false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			var opts []Option
+			if !mode.real {
+				v, err := NewVirtual(m, 2, mode.scale)
+				if err != nil {
+					b.Skip(err)
+				}
+				opts = append(opts, WithVirtual(v))
+			}
+			b.ResetTimer()
+			err := Run(2, func(c *Comm) error {
+				buf := make([]byte, 8)
+				peer := 1 - c.Rank()
+				for i := 0; i < b.N; i++ {
+					if c.Rank() == 0 {
+						if err := Send(c, buf, peer, 0); err != nil {
+							return err
+						}
+						if _, err := Recv(c, buf, peer, 0); err != nil {
+							return err
+						}
+					} else {
+						if _, err := Recv(c, buf, peer, 0); err != nil {
+							return err
+						}
+						if err := Send(c, buf, peer, 0); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			}, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestNewVirtualRejectsBadInput(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	if _, err := NewVirtual(nil, 2, 0); err == nil {
+		t.Error("nil machine accepted")
+	}
+	for _, s := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := NewVirtual(m, 2, s); err == nil {
+			t.Errorf("cpu scale %g accepted", s)
+		}
+	}
+	if _, err := NewVirtual(m, 0, 0); err == nil {
+		t.Error("0 ranks accepted")
+	}
+	small, _ := vtime.ParseMachine([]byte(`{"name": "tiny", "bmem": 1e9, "cores_per_node": 1,
+	  "levels": [{"topology": "ring", "size": 2, "bandwidth": 1e9}]}`))
+	if _, err := NewVirtual(small, 3, 0); err == nil {
+		t.Error("3 ranks on a 2-core machine accepted")
+	}
+	// A world larger than the placed job is reported, not mis-simulated.
+	v, err := NewVirtual(m, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(3, func(c *Comm) error { return nil }, WithVirtual(v)); err != nil {
+		t.Fatal(err)
+	}
+	if v.Err() == nil {
+		t.Error("a 3-rank world on a 2-rank placement went unreported")
+	}
+}
+
+// TestVirtualMixedProgram runs communicator creation, AnySource receives,
+// Iprobe and Test loops in virtual time with computation measured: it must
+// finish, keep Wtime monotone, and count the temporally sensitive calls.
+func TestVirtualMixedProgram(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	v, err := NewVirtual(m, 8, 1)
+	if err != nil {
+		t.Skip(err)
+	}
+	err = v.Run(func(c *Comm) error {
+		t0 := c.Wtime()
+		sub, err := c.Split(c.Rank()%2, c.Rank())
+		if err != nil {
+			return err
+		}
+		d, err := sub.Dup()
+		if err != nil {
+			return err
+		}
+		buf := []int64{int64(c.Rank())}
+		if d.Rank() == 0 {
+			sum := int64(0)
+			for i := 1; i < d.Size(); i++ {
+				in := make([]int64, 1)
+				if _, err := Recv(d, in, AnySource, AnyTag); err != nil {
+					return err
+				}
+				sum += in[0]
+			}
+			if sum == 0 {
+				t.Errorf("rank %d: nothing received", c.Rank())
+			}
+		} else {
+			q, err := Isend(d, buf, 0, 5)
+			if err != nil {
+				return err
+			}
+			for {
+				ok, _, err := q.Test()
+				if err != nil {
+					return err
+				}
+				if ok {
+					break
+				}
+			}
+		}
+		if c.Rank() == 1 {
+			if err := Send(c, buf, 0, 9); err != nil {
+				return err
+			}
+		}
+		if c.Rank() == 0 {
+			for {
+				ok, _, err := c.Iprobe(1, 9)
+				if err != nil {
+					return err
+				}
+				if ok {
+					break
+				}
+			}
+			if _, err := Recv(c, buf, 1, 9); err != nil {
+				return err
+			}
+		}
+		if t1 := c.Wtime(); t1 < t0 {
+			t.Errorf("rank %d: Wtime went back from %g to %g", c.Rank(), t0, t1)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := v.Report()
+	if rep.Temporal == 0 || rep.Predicted <= 0 || len(rep.Unfinished) != 0 {
+		t.Errorf("report: temporal %d predicted %g unfinished %v", rep.Temporal, rep.Predicted, rep.Unfinished)
+	}
+}
+
+// TestVirtualPanicMidBurstReleasesSlot: a rank that panics while computing
+// (holding a compute slot) must not leave the others waiting for a slot.
+func TestVirtualPanicMidBurstReleasesSlot(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	v, err := NewVirtual(m, 6, 1)
+	if err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- v.Run(func(c *Comm) error {
+			buf := make([]byte, 4)
+			in := make([]byte, 4)
+			if c.Rank() < 3 {
+				panic("boom")
+			}
+			for i := 0; i < 100; i++ {
+				right, left := (c.Rank()+1)%c.Size(), (c.Rank()+c.Size()-1)%c.Size()
+				if _, err := Sendrecv(c, buf, right, 0, in, left, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		var re *RankError
+		if !errors.As(err, &re) || !re.Panic {
+			t.Errorf("want the panic reported, got %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("job hung after a rank panicked mid-burst")
+	}
+}
+
+// TestVirtualStallResolved: a pending rendezvous Isend whose ACK arrives
+// while a later blocking Send waits for its own ACK. Algorithm 2 as written
+// keeps that ACK in the early queue until the wait ends, which never
+// happens; the stall is resolved by dealing with the earliest early REQ/ACK
+// at its arrival. The prediction follows by hand from Eq. (3):
+// the first message completes at T1 = 3l + 2s/B_mem + s/B_net, the second
+// REQ is answered then, and the job ends at 2 T1 - l.
+func TestVirtualStallResolved(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	const s = 1 << 20
+	l := 15e-6 + 3*0.6e-6
+	t1 := 3*l + 2*s/6.38e9 + s/4.16e9
+	for run := 0; run < 5; run++ {
+		v, err := NewVirtual(m, 13, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = v.Run(func(c *Comm) error {
+			a, b := make([]byte, s), make([]byte, s)
+			switch c.Rank() {
+			case 0:
+				q, err := Isend(c, a, 12, 1)
+				if err != nil {
+					return err
+				}
+				if err := Send(c, b, 12, 2); err != nil {
+					return err
+				}
+				_, err = q.Wait()
+				return err
+			case 12:
+				if _, err := Recv(c, a, 0, 1); err != nil {
+					return err
+				}
+				_, err := Recv(c, b, 0, 2)
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := v.Report().Predicted, 2*t1-l; math.Abs(got-want) > 1e-9*want {
+			t.Fatalf("run %d: predicted %.12g, want %.12g", run, got, want)
+		}
+	}
+}
+
+// TestVirtualNonOvertaking: frames that go to the early queue are matched
+// when they reach the host, so MPI's order between a pair of ranks holds in
+// virtual mode too (eager and rendezvous mixed, pending Isends, a receiver
+// waiting on a later receive than the one a message matches).
+func TestVirtualNonOvertaking(t *testing.T) {
+	m, _ := vtime.Preset("tianhe1a")
+	sizes := []int{10, 200 << 10, 0, 20, DefaultEagerLimit + 1, 1, 5000}
+	const n, rounds = 4, 4
+	for _, scale := range []float64{-1, 0, 1} {
+		var opts []Option
+		if scale >= 0 {
+			v, err := NewVirtual(m, n, scale)
+			if err != nil {
+				t.Skip(err)
+			}
+			opts = append(opts, WithVirtual(v))
+		}
+		err := Run(n, func(c *Comm) error {
+			if c.Rank() != 0 {
+				var pending []*Request
+				for k := 0; k < rounds*len(sizes); k++ {
+					buf := make([]byte, sizes[k%len(sizes)])
+					for i := range buf {
+						buf[i] = byte(k + c.Rank())
+					}
+					if k%3 == 1 {
+						q, err := Isend(c, buf, 0, k%2)
+						if err != nil {
+							return err
+						}
+						pending = append(pending, q)
+						continue
+					}
+					if err := Send(c, buf, 0, k%2); err != nil {
+						return err
+					}
+				}
+				_, err := Waitall(pending)
+				return err
+			}
+			// Post two receives per source and wait for the second first.
+			next := make([]int, n)
+			for got := 0; got < (n-1)*rounds*len(sizes); {
+				src := 1 + got%(n-1)
+				if next[src] >= rounds*len(sizes) {
+					got++
+					continue
+				}
+				a, b := make([]byte, 256<<10), make([]byte, 256<<10)
+				qa, err := Irecv(c, a, src, AnyTag)
+				if err != nil {
+					return err
+				}
+				var qb *Request
+				if next[src]+1 < rounds*len(sizes) {
+					if qb, err = Irecv(c, b, src, AnyTag); err != nil {
+						return err
+					}
+				}
+				for _, q := range []*Request{qb, qa} {
+					if q == nil {
+						continue
+					}
+					if _, err := q.Wait(); err != nil {
+						return err
+					}
+				}
+				for _, pair := range []struct {
+					q   *Request
+					buf []byte
+				}{{qa, a}, {qb, b}} {
+					if pair.q == nil {
+						continue
+					}
+					st, _ := pair.q.Wait()
+					k := next[src]
+					next[src]++
+					got++
+					if st.Bytes != sizes[k%len(sizes)] || st.Tag != k%2 || st.Bytes > 0 && pair.buf[0] != byte(k+src) {
+						return fmt.Errorf("from %d: message %d arrived as %+v: overtaken", src, k, st)
+					}
+				}
+			}
+			return nil
+		}, opts...)
+		if err != nil {
+			t.Fatalf("cpu-scale %g: %v", scale, err)
+		}
+	}
+}

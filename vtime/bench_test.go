@@ -1,0 +1,39 @@
+package vtime
+
+import "testing"
+
+// BenchmarkRankEvents is the model's cost for one send (Begin, Stamp,
+// EndSend) and one wait dealing with one message (Begin, WaitStart, Early,
+// Deal, WaitEnd): the event points of two MPI calls.
+func BenchmarkRankEvents(b *testing.B) {
+	m, _ := Preset("tianhe1a")
+	tg, _ := m.Place(1024)
+	cpu, err := NewThreadCPU(0)
+	for _, tc := range []struct {
+		name  string
+		meter Meter
+		scale float64
+	}{{"scale0", nil, 0}, {"threadcpu", nil, 1}} {
+		if tc.scale > 0 {
+			if err != nil {
+				b.Skip(err)
+			}
+			tc.meter = cpu.Meter()
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			r := NewRank(tg, 0, tc.meter, tc.scale)
+			r.SimStart()
+			for i := 0; i < b.N; i++ {
+				r.Begin()
+				ta := r.Stamp(64, 500)
+				r.EndSend(64)
+				r.Begin()
+				r.WaitStart(false)
+				_ = r.Early(ta)
+				r.Deal(Message{Kind: DATA, Arrival: ta, Size: 64, Peer: 500}, true)
+				r.WaitEnd()
+			}
+			r.SimEnd()
+		})
+	}
+}

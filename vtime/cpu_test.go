@@ -1,0 +1,96 @@
+package vtime
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// burn spins for d of this thread's CPU time.
+func burn(d time.Duration) {
+	start, _ := threadNow()
+	x := 1.0
+	for {
+		for i := 0; i < 1000; i++ {
+			x = x*1.0000001 + 1e-9
+		}
+		if now, _ := threadNow(); now-start >= d {
+			break
+		}
+	}
+	if x == 0 {
+		println()
+	}
+}
+
+// TestThreadCPUChargesOwnBurst: a rank that burns a known amount of CPU
+// while other goroutines compete for the same cores is charged that amount
+// (within 5%), not the wall time it took.
+func TestThreadCPUChargesOwnBurst(t *testing.T) {
+	cpu, err := NewThreadCPU(0)
+	if err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i := 0; i < 2*runtime.GOMAXPROCS(0); i++ { // competitors
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for !stop.Load() {
+				x++
+			}
+		}()
+	}
+	defer func() { stop.Store(true); wg.Wait() }()
+
+	const want = 60 * time.Millisecond
+	tg := tianhe(t, 2)
+	r := NewRank(tg, 0, cpu.Meter(), 1)
+	r.SimStart()
+	wall := time.Now()
+	burn(want)
+	r.SimEnd()
+	got := r.Result().Computation
+	if d := got - want.Seconds(); d < -0.05*want.Seconds() || d > 0.05*want.Seconds() {
+		t.Errorf("charged %.4f s for a %.4f s burn (wall %v)", got, want.Seconds(), time.Since(wall))
+	}
+}
+
+// TestThreadCPUBoundsConcurrentBursts: no more than slots ranks are inside
+// a burst at once.
+func TestThreadCPUBoundsConcurrentBursts(t *testing.T) {
+	cpu, err := NewThreadCPU(2)
+	if err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	var in, peak atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := cpu.Meter()
+			for k := 0; k < 20; k++ {
+				m.Begin()
+				n := in.Add(1)
+				for {
+					p := peak.Load()
+					if n <= p || peak.CompareAndSwap(p, n) {
+						break
+					}
+				}
+				time.Sleep(100 * time.Microsecond)
+				in.Add(-1)
+				m.End()
+			}
+		}()
+	}
+	wg.Wait()
+	if p := peak.Load(); p > 2 || p < 1 {
+		t.Errorf("peak concurrent bursts %d, want 1..2", p)
+	}
+}

@@ -1,0 +1,637 @@
+package vtime
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// The paper as a test suite: each test is named after the equation,
+// algorithm line or figure of VACED-SIM (Lin et al., IEICE 2013) it checks.
+
+// Tianhe-1A parameters of Sect. 5.2.
+const (
+	bMem = 6.38e9
+	bNet = 4.16e9
+)
+
+func lh(h int) float64 { return 15e-6 + float64(h)*0.6e-6 }
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+
+func tianhe(t *testing.T, p int) *Target {
+	t.Helper()
+	m, err := Preset("tianhe1a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := m.Place(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// fakeMeter is a CPU clock the test advances by hand.
+type fakeMeter struct {
+	now, t1 float64
+	on      bool
+}
+
+func (f *fakeMeter) Begin()        { f.t1, f.on = f.now, true }
+func (f *fakeMeter) End() float64  { f.on = false; return f.now - f.t1 }
+func (f *fakeMeter) Peek() float64 { return f.now - f.t1 }
+func (f *fakeMeter) Abandon()      { f.on = false }
+
+func TestEq3SendTimes(t *testing.T) {
+	tg := tianhe(t, 400)
+	for _, tc := range []struct {
+		src, dst int
+		size     int64
+		ts       float64
+	}{{0, 1, 100, 0}, {0, 12, 1 << 20, 1.5}, {5, 300, 4096, 2e-3}, {13, 13, 7, 0}} {
+		tr, ta := tg.Transfer(tc.ts, tc.size, tc.src, tc.dst)
+		s := float64(tc.size)
+		if !near(tr, tc.ts+s/bMem) {
+			t.Errorf("%+v: t_r = %g, want t_s + s/B_mem = %g", tc, tr, tc.ts+s/bMem)
+		}
+		h := tg.Hop(tc.src, tc.dst)
+		L := s / bMem
+		if h > 0 {
+			L = s/bNet + lh(h)
+		}
+		if !near(ta, tr+L) {
+			t.Errorf("%+v: t_a = %g, want t_r + L(s, %d) = %g", tc, ta, h, tr+L)
+		}
+	}
+}
+
+func TestEq4NetworkTransferH0UsesMemoryBandwidth(t *testing.T) {
+	tg := tianhe(t, 24)
+	tr, ta := tg.Transfer(0, 6380, 0, 11) // same node
+	if !near(ta-tr, 6380/bMem) {
+		t.Errorf("h = 0: L = %g, want s/B_mem = %g", ta-tr, 6380/bMem)
+	}
+}
+
+func TestEq4NetworkTransferHPositiveUsesNetwork(t *testing.T) {
+	tg := tianhe(t, 400)
+	for _, tc := range []struct {
+		x, y, h int
+	}{{0, 12, 3}, {0, 191, 3}, {0, 192, 5}, {191, 192, 5}} {
+		tr, ta := tg.Transfer(0, 4160, tc.x, tc.y)
+		if want := 4160/bNet + lh(tc.h); !near(ta-tr, want) {
+			t.Errorf("hop(%d,%d): L = %g, want s/B_net + l(%d) = %g", tc.x, tc.y, ta-tr, tc.h, want)
+		}
+	}
+}
+
+func TestEq4ZeroByteReqAck(t *testing.T) {
+	tg := tianhe(t, 24)
+	tr, ta := tg.Transfer(1, 0, 0, 12)
+	if tr != 1 || !near(ta, 1+lh(3)) {
+		t.Errorf("REQ: t_r = %g, t_a = %g; want 1 and 1 + l(3)", tr, ta)
+	}
+}
+
+func TestEq5TianheHop(t *testing.T) {
+	eq5 := func(x, y int) int {
+		switch {
+		case x/12 == y/12:
+			return 0
+		case x/192 == y/192:
+			return 3
+		}
+		return 5
+	}
+	const p = 12 * 16 * 3
+	tg := tianhe(t, p)
+	for x := 0; x < p; x++ {
+		for y := 0; y < p; y++ {
+			if h := tg.Hop(x, y); h != eq5(x, y) {
+				t.Fatalf("hop(%d, %d) = %d, Eq. (5) gives %d", x, y, h, eq5(x, y))
+			}
+		}
+	}
+}
+
+// TestPresetHops checks every preset's hop function on chosen pairs.
+func TestPresetHops(t *testing.T) {
+	for _, tc := range []struct {
+		preset string
+		p      int
+		pairs  [][3]int // x, y, hop
+	}{
+		{"tianhe1a", 1024, [][3]int{{0, 11, 0}, {0, 12, 3}, {0, 191, 3}, {0, 192, 5}, {1023, 0, 5}}},
+		{"xsim-ethernet", 64, [][3]int{{0, 0, 0}, {0, 1, 2}, {5, 63, 2}}},
+		// 4 cores on a star per processor; processors on a star: 1+2+1.
+		{"xsim-ethernet-multicore", 64, [][3]int{{0, 3, 2}, {0, 4, 4}, {7, 60, 4}}},
+		// 32x32 mesh: rank = x + 32 y.
+		{"xsim-mesh2d", 1024, [][3]int{{0, 1, 1}, {0, 31, 31}, {0, 32, 1}, {0, 1023, 62}}},
+		// 2 cores on a star, then an 8x8x16 mesh / torus of processors.
+		{"xsim-mesh3d-dualcore", 2048, [][3]int{{0, 1, 2}, {0, 2, 3}, {0, 14, 1 + 7 + 1}, {0, 2047, 1 + 29 + 1}}}, // rank 2047: processor 1023 = (7,7,15)
+		{"xsim-torus3d-dualcore", 2048, [][3]int{{0, 1, 2}, {0, 2, 3}, {0, 14, 1 + 1 + 1}, {0, 2047, 1 + 3 + 1}}},
+		// Processor 7 = (7,0,0): the twisted wrap link of dimension 0 also
+		// moves dimension 1, so (0,0,0) -> (7,0,0) takes 2 links, not 1.
+		{"xsim-twisted3d-dualcore", 2048, [][3]int{{0, 1, 2}, {0, 2, 3}, {0, 14, 1 + 2 + 1}, {0, 16, 1 + 1 + 1}}},
+	} {
+		m, err := Preset(tc.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := m.Place(tc.p)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.preset, err)
+		}
+		for _, pr := range tc.pairs {
+			if h := tg.Hop(pr[0], pr[1]); h != pr[2] {
+				t.Errorf("%s: hop(%d, %d) = %d, want %d", tc.preset, pr[0], pr[1], h, pr[2])
+			}
+			if h, g := tg.Hop(pr[0], pr[1]), tg.Hop(pr[1], pr[0]); h != g {
+				t.Errorf("%s: hop not symmetric on (%d, %d): %d vs %d", tc.preset, pr[0], pr[1], h, g)
+			}
+		}
+	}
+}
+
+// TestSect32EventRules: E_Start sets t_V = 0 and t'1; a start event adds
+// t'2 - t'1 (times the CPU scale); an end event sets t'1; E_End adds the
+// last burst.
+func TestSect32EventRules(t *testing.T) {
+	tg := tianhe(t, 2)
+	f := &fakeMeter{now: 100}
+	r := NewRank(tg, 0, f, 2)
+	r.SimStart()
+	f.now += 1.5
+	if got := r.Now(); !near(got, 3) {
+		t.Errorf("Wtime mid-burst = %g, want 2 x 1.5", got)
+	}
+	r.Begin()
+	if !near(r.tv, 3) {
+		t.Fatalf("after E_start t_V = %g, want 3", r.tv)
+	}
+	f.now += 10 // inside the activity: not computation
+	r.EndSend(0)
+	if !near(r.tv, 3) {
+		t.Fatalf("after E_end of a zero-byte send t_V = %g, want 3", r.tv)
+	}
+	f.now += 0.25
+	r.Elapse(1)
+	r.SimEnd()
+	res := r.Result()
+	if !near(res.End, 3+0.5+1) || !near(res.Computation, res.End) || !res.Finished {
+		t.Errorf("E_End: %+v, want end 4.5 all computation", res)
+	}
+}
+
+func TestSect32CPUScaleZeroIgnoresComputation(t *testing.T) {
+	f := &fakeMeter{}
+	r := NewRank(tianhe(t, 2), 0, f, 0)
+	r.SimStart()
+	f.now += 5
+	r.Elapse(0.5)
+	r.SimEnd()
+	if r.Result().End != 0.5 {
+		t.Errorf("cpu-scale 0: end %g, want only the Elapse 0.5", r.Result().End)
+	}
+}
+
+func TestSect42SendEndsAtBufferCopy(t *testing.T) {
+	tg := tianhe(t, 24)
+	r := NewRank(tg, 0, nil, 0)
+	r.SimStart()
+	r.Elapse(1)
+	r.Begin()
+	ta := r.Stamp(1<<20, 12)
+	if want := 1 + 2*float64(1<<20)/bMem - float64(1<<20)/bMem + float64(1<<20)/bNet + lh(3); !near(ta, want) {
+		t.Errorf("t_a = %g, want %g", ta, want)
+	}
+	r.EndSend(1 << 20)
+	if want := 1 + float64(1<<20)/bMem; !near(r.tv, want) {
+		t.Errorf("after DS t_V = %g, want t_r = %g", r.tv, want)
+	}
+}
+
+func TestSect43DataReceiveCopies(t *testing.T) {
+	r := NewRank(tianhe(t, 2), 0, nil, 0)
+	r.SimStart()
+	r.Begin()
+	r.EndRecv(6380)
+	if !near(r.tv, 6380/bMem) || !near(r.Result().Communication, r.tv) {
+		t.Errorf("after DR t_V = %g, want s/B_mem", r.tv)
+	}
+}
+
+func TestLAPSEOverheadChargedToSender(t *testing.T) {
+	m, _ := Preset("tianhe1a")
+	m.Overhead = Overhead{A: 2e-6, B: 1e-9}
+	tg, err := m.Place(24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ta := tg.Transfer(0, 1000, 0, 12)
+	o := 2e-6 + 1e-9*1000
+	if !near(tr, o+1000/bMem) || !near(ta, tr+1000/bNet+lh(3)) {
+		t.Errorf("overhead: t_r = %g, t_a = %g", tr, ta)
+	}
+}
+
+// --- Algorithms 2 and 3 ----------------------------------------------------
+
+// tmsg is a message in the scripted message buffer of the harness.
+type tmsg struct {
+	name      string
+	m         Message
+	related   bool // belongs to c, the communication being waited for
+	opStarted bool // c' has begun its starting phase
+	completes bool // dealing with it completes c
+}
+
+// alg2 drives a Rank through Algorithm 2 exactly as mpi/progress.go does,
+// on a scripted message buffer, recording what happens to each message.
+type alg2 struct {
+	r          *Rank
+	early      []tmsg
+	unexpected []string
+	dealtIn    map[string]int     // wait number that dealt the message
+	reply      map[string]float64 // t_a of the reply Deal stamped
+}
+
+func newAlg2(r *Rank) *alg2 {
+	return &alg2{r: r, dealtIn: map[string]int{}, reply: map[string]float64{}}
+}
+
+func (a *alg2) deal(m tmsg) bool {
+	if !m.opStarted {
+		a.unexpected = append(a.unexpected, m.name)
+		return false
+	}
+	a.dealtIn[m.name] = a.r.wait.num
+	a.reply[m.name] = a.r.Deal(m.m, m.related)
+	return m.completes
+}
+
+// wait runs one waiting activity; buffer is what arrives on the host
+// during it, in order. It returns the messages it did not access.
+func (a *alg2) wait(done bool, buffer ...tmsg) []tmsg {
+	r := a.r
+	r.Begin()
+	r.WaitStart(done) // lines 1, 3
+	if !done {
+		var kept []tmsg
+		for _, m := range a.early { // lines 5-10
+			if m.related || r.DueNow(m.m.Arrival) {
+				done = a.deal(m) || done
+			} else {
+				kept = append(kept, m)
+			}
+		}
+		a.early = kept
+		for !done && len(buffer) > 0 { // lines 11-20
+			m := buffer[0]
+			buffer = buffer[1:]
+			if !m.related && r.Early(m.m.Arrival) { // line 13
+				a.early = append(a.early, m)
+				continue
+			}
+			done = a.deal(m) || done
+		}
+	}
+	var kept []tmsg
+	for _, m := range a.early { // lines 22-27
+		if r.DueInWait(m.m.Arrival) {
+			a.deal(m)
+		} else {
+			kept = append(kept, m)
+		}
+	}
+	a.early = kept
+	r.WaitEnd() // line 28
+	return buffer
+}
+
+func TestAlgorithm2Line3CompletedWaitTakesNoTime(t *testing.T) {
+	r := NewRank(tianhe(t, 2), 0, nil, 0)
+	r.SimStart()
+	r.Elapse(2)
+	newAlg2(r).wait(true)
+	if r.tv != 2 || r.Result().Waiting != 0 || r.wait.num != 1 {
+		t.Errorf("completed wait: t_V %g waiting %g num %d", r.tv, r.Result().Waiting, r.wait.num)
+	}
+}
+
+func TestAlgorithm2Line13EarlyQueue(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	r.Elapse(1)
+	a := newAlg2(r)
+	later := tmsg{name: "later", m: Message{Kind: DATA, Arrival: 5, Peer: 12}, opStarted: true, completes: true}
+	mine := tmsg{name: "mine", m: Message{Kind: DATA, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true}
+	a.wait(false, later, mine)
+	if len(a.early) != 1 || a.early[0].name != "later" {
+		t.Fatalf("early queue %v, want [later]", a.early)
+	}
+	if _, ok := a.dealtIn["later"]; ok {
+		t.Error("a message arriving after the wait began on the target was dealt with")
+	}
+	if r.tv != 3 {
+		t.Errorf("wait ended at %g, want 3 (the related DATA)", r.tv)
+	}
+}
+
+func TestAlgorithm2Line13RelatedMessageIsNeverEarly(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	a := newAlg2(r)
+	a.wait(false, tmsg{name: "c", m: Message{Kind: DATA, Arrival: 7, Size: 6380, Peer: 12}, related: true, opStarted: true, completes: true})
+	if !near(r.tv, 7+6380/bMem) {
+		t.Errorf("t_V = %g, want t_a + s/B_mem (line 26)", r.tv)
+	}
+}
+
+func TestAlgorithm2Line6EarlyMessageDueBeforeWait(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	a := newAlg2(r)
+	a.wait(false,
+		tmsg{name: "x", m: Message{Kind: REQ, Arrival: 4, Peer: 12}, opStarted: true},
+		tmsg{name: "c1", m: Message{Kind: DATA, Arrival: 1, Peer: 12}, related: true, opStarted: true, completes: true})
+	r.Elapse(9) // t_V = 10
+	a.wait(false, tmsg{name: "c2", m: Message{Kind: DATA, Arrival: 12, Peer: 12}, related: true, opStarted: true, completes: true})
+	if a.dealtIn["x"] != 1 {
+		t.Fatalf("x dealt in wait %d, want 1 (line 6: t_a <= t_V)", a.dealtIn["x"])
+	}
+	// x arrived at 4, between wait 0 [0, 1] and wait 1 [10, ...]: the
+	// target deals with it when wait 1 starts (Algorithm 3 line 11).
+	if want := 10 + lh(3); !near(a.reply["x"], want) {
+		t.Errorf("ACK for x arrives at %g, want %g", a.reply["x"], want)
+	}
+}
+
+func TestAlgorithm2Line23EarlyMessageDueInsideWait(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	a := newAlg2(r)
+	// x arrives on the host first but at 2 on the target, inside the wait
+	// that ends at 3 with c's DATA.
+	a.wait(false,
+		tmsg{name: "x", m: Message{Kind: REQ, Arrival: 2, Peer: 12}, opStarted: true},
+		tmsg{name: "c", m: Message{Kind: DATA, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true})
+	if a.dealtIn["x"] != 0 || len(a.early) != 0 {
+		t.Fatalf("x not dealt by lines 22-27 of wait 0: %v", a.dealtIn)
+	}
+	if want := 2 + lh(3); !near(a.reply["x"], want) {
+		t.Errorf("ACK for x arrives at %g, want t_a + l = %g", a.reply["x"], want)
+	}
+}
+
+func TestAlgorithm2Line16UnexpectedQueue(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	r.Elapse(5)
+	a := newAlg2(r)
+	a.wait(false,
+		tmsg{name: "u", m: Message{Kind: DATA, Arrival: 1, Peer: 12}},
+		tmsg{name: "c", m: Message{Kind: DATA, Arrival: 6, Peer: 12}, related: true, opStarted: true, completes: true})
+	if len(a.unexpected) != 1 || a.unexpected[0] != "u" {
+		t.Errorf("unexpected queue %v, want [u]", a.unexpected)
+	}
+}
+
+func TestAlgorithm3Line15ReqAnsweredByAck(t *testing.T) {
+	r := NewRank(tianhe(t, 400), 0, nil, 0)
+	r.SimStart()
+	r.WaitStart(false)
+	ta := r.Deal(Message{Kind: REQ, Arrival: 2, Size: 1 << 20, Peer: 300}, true)
+	if want := 2 + lh(5); !near(ta, want) {
+		t.Errorf("ACK t_a = %g, want t_temp + l(5) = %g (ACK is zero-byte)", ta, want)
+	}
+	if r.wait.cur.end != 0 {
+		t.Errorf("a REQ moved the wait's end to %g", r.wait.cur.end)
+	}
+}
+
+func TestAlgorithm3Line18AckAnsweredByData(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	r.WaitStart(false)
+	s := int64(1 << 20)
+	ta := r.Deal(Message{Kind: ACK, Arrival: 2, Size: s, Peer: 12}, true)
+	if want := 2 + 2*float64(s)/bMem - float64(s)/bMem + float64(s)/bNet + lh(3); !near(ta, want) {
+		t.Errorf("DATA t_a = %g, want %g", ta, want)
+	}
+	if want := 2 + float64(s)/bMem; !near(r.wait.cur.end, want) {
+		t.Errorf("line 21: A_WT_end = %g, want t_temp + s/B_mem = %g", r.wait.cur.end, want)
+	}
+}
+
+func TestAlgorithm3Line21UnrelatedAckLeavesWaitEnd(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	r.WaitStart(false)
+	r.Deal(Message{Kind: ACK, Arrival: 2, Size: 100, Peer: 12}, false)
+	if r.wait.cur.end != 0 {
+		t.Errorf("unrelated ACK moved A_WT_end to %g", r.wait.cur.end)
+	}
+}
+
+// TestAlgorithm3Lines1To13DealTime checks t_temp for arrivals in the
+// current wait, in an earlier wait, between waits and before all waits.
+func TestAlgorithm3Lines1To13DealTime(t *testing.T) {
+	r := NewRank(tianhe(t, 2), 0, nil, 0)
+	r.SimStart()
+	w := &r.wait
+	for _, s := range []span{{10, 12}, {20, 30}} { // waits 0 and 1
+		r.tv = s.start
+		r.WaitStart(false)
+		w.cur.end = s.end
+		r.WaitEnd()
+	}
+	r.tv = 40
+	r.WaitStart(false) // wait 2 starts at 40
+	for _, tc := range []struct{ ta, want float64 }{
+		{45, 45}, // line 2: during the current wait
+		{40, 40},
+		{22, 22}, // line 9: during wait 1
+		{10, 10}, // start of wait 0
+		{35, 40}, // line 11: between wait 1 and wait 2
+		{12, 20}, // at wait 0's end: the next wait
+		{15, 20},
+		{3, 10}, // before the first wait: A_WT_start[0]
+	} {
+		if got := w.dealTime(tc.ta); got != tc.want {
+			t.Errorf("t_a = %g: t_temp = %g, want %g", tc.ta, got, tc.want)
+		}
+	}
+}
+
+// TestFig4bMessageBeforeFirstWait: on the target m arrives during the
+// second A_WT, which deals with it; on the host it arrives before the first
+// A_WT. The early queue keeps it from the first wait.
+func TestFig4bMessageBeforeFirstWait(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	a := newAlg2(r)
+	const s = 6380
+	m := tmsg{name: "m", m: Message{Kind: DATA, Arrival: 25, Size: s, Peer: 12}, opStarted: true, completes: true}
+	c1 := tmsg{name: "c1", m: Message{Kind: DATA, Arrival: 11, Peer: 12}, related: true, opStarted: true, completes: true}
+	r.Elapse(10)
+	a.wait(false, m, c1) // first A_WT: m is on the host already
+	if _, ok := a.dealtIn["m"]; ok || r.tv != 11 {
+		t.Fatalf("first wait dealt with m or ended at %g (want 11)", r.tv)
+	}
+	r.Elapse(9) // t_V = 20
+	m.related = true
+	a.early[0].related = true // the second wait is for m's communication
+	a.wait(false)
+	if a.dealtIn["m"] != 1 {
+		t.Fatalf("m dealt in wait %d, want the second (1)", a.dealtIn["m"])
+	}
+	if want := 25 + s/bMem; !near(r.tv, want) {
+		t.Errorf("second wait ends at %g, want t_a(m) + s/B_mem = %g", r.tv, want)
+	}
+}
+
+// TestFig4cMessageAfterSecondWait: on the target m arrives during the
+// second A_WT; on the host only after it, during the third. Algorithm 3
+// deals with it at its target time using the A_WT_start / A_WT_end history.
+func TestFig4cMessageAfterSecondWait(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	a := newAlg2(r)
+	done := func(name string, ta float64) tmsg {
+		return tmsg{name: name, m: Message{Kind: DATA, Arrival: ta, Peer: 12}, related: true, opStarted: true, completes: true}
+	}
+	r.Elapse(10)
+	a.wait(false, done("c1", 12)) // A_WT 0: [10, 12]
+	r.Elapse(8)
+	a.wait(false, done("c2", 30)) // A_WT 1: [20, 30]
+	r.Elapse(10)
+	// A_WT 2 starts at 40; m, a REQ of a receive posted long ago that
+	// arrived at 22 on the target, shows up on the host now.
+	m := tmsg{name: "m", m: Message{Kind: REQ, Arrival: 22, Peer: 12}, opStarted: true}
+	a.wait(false, m, done("c3", 41))
+	if a.dealtIn["m"] != 2 {
+		t.Fatalf("m dealt in wait %d on the host, want 2", a.dealtIn["m"])
+	}
+	if want := 22 + lh(3); !near(a.reply["m"], want) {
+		t.Errorf("ACK for m arrives at %g, want 22 + l(3) = %g (dealt in the second A_WT)", a.reply["m"], want)
+	}
+	if r.tv != 41 {
+		t.Errorf("third wait ends at %g, want 41", r.tv)
+	}
+}
+
+// TestDealNotBeforeOperationStarted: a REQ that arrived on the target
+// before its receive was posted is answered at the posting time.
+func TestDealNotBeforeOperationStarted(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	r.Elapse(2)
+	r.WaitStart(true) // a wait [2, 2] puts the REQ in the unexpected queue on the target
+	r.WaitEnd()
+	r.Elapse(8)
+	r.WaitStart(false)
+	// Algorithm 3 alone would answer at A_WT_start[0] = 2.
+	ta := r.Deal(Message{Kind: REQ, Arrival: 1, Peer: 12, Started: 7}, true)
+	if want := 7 + lh(3); !near(ta, want) {
+		t.Errorf("ACK t_a = %g, want posting time 7 + l(3) = %g", ta, want)
+	}
+}
+
+// TestHistoryMergeIsExact compares dealTime on the merged history with
+// Algorithm 3's lines 1-13 run literally on the full arrays.
+func TestHistoryMergeIsExact(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	r := NewRank(tianhe(t, 2), 0, nil, 0)
+	r.SimStart()
+	var starts, ends []float64
+	for i := 0; i < 300; i++ {
+		if rng.Intn(3) > 0 { // computation between waits, or none
+			r.Elapse(float64(rng.Intn(4)))
+		}
+		r.WaitStart(false)
+		r.wait.cur.end = r.tv + float64(rng.Intn(3))
+		starts, ends = append(starts, r.wait.cur.start), append(ends, r.wait.cur.end)
+		r.WaitEnd()
+	}
+	r.Elapse(1)
+	r.WaitStart(false)
+	starts = append(starts, r.tv)
+	num := len(starts) - 1
+	literal := func(ta float64) float64 {
+		if ta >= starts[num] {
+			return ta
+		}
+		i := num - 1
+		for i >= 0 && starts[i] > ta {
+			i--
+		}
+		if i < 0 {
+			return starts[0]
+		}
+		if ends[i] > ta {
+			return ta
+		}
+		return starts[i+1]
+	}
+	if len(r.wait.hist) >= num {
+		t.Errorf("history not merged: %d spans for %d waits", len(r.wait.hist), num)
+	}
+	for ta := -1.0; ta <= r.tv+1; ta += 0.5 {
+		if got, want := r.wait.dealTime(ta), literal(ta); got != want {
+			t.Fatalf("t_a = %g: merged history gives %g, Algorithm 3 %g", ta, got, want)
+		}
+	}
+}
+
+func TestHistoryCapCountsMisses(t *testing.T) {
+	r := NewRank(tianhe(t, 2), 0, nil, 0)
+	r.SimStart()
+	for i := 0; i < historyCap+10; i++ {
+		r.Elapse(1)
+		r.WaitStart(true)
+		r.WaitEnd()
+	}
+	if len(r.wait.hist) > historyCap {
+		t.Fatalf("history has %d entries, cap %d", len(r.wait.hist), historyCap)
+	}
+	r.Elapse(1)
+	r.WaitStart(false)
+	if got := r.wait.dealTime(0.5); got != 0.5 || r.Result().HistoryMisses != 1 {
+		t.Errorf("lookup before the kept history: t_temp %g misses %d", got, r.Result().HistoryMisses)
+	}
+	recent := r.tv - 3.5
+	if got := r.wait.dealTime(recent); got != r.tv-3 {
+		t.Errorf("recent lookup: t_temp %g, want %g", got, r.tv-3)
+	}
+	r.ForgetBefore(r.tv - 10)
+	if n := len(r.wait.hist); n != 10 { // the waits that started at tv-10 ... tv-1
+		t.Errorf("ForgetBefore kept %d spans, want 10", n)
+	}
+	if got := r.wait.dealTime(recent); got != r.tv-3 {
+		t.Errorf("after ForgetBefore: t_temp %g, want %g", got, r.tv-3)
+	}
+}
+
+// TestProbeFoundEndsWaitAtArrival: a Probe's wait ends when the target
+// sees the probed message (not in the paper, which has no probe).
+func TestProbeFoundEndsWaitAtArrival(t *testing.T) {
+	r := NewRank(tianhe(t, 2), 0, nil, 0)
+	r.SimStart()
+	r.Elapse(1)
+	r.Begin()
+	r.WaitStart(false)
+	r.Found(3)
+	r.WaitEnd()
+	if r.tv != 3 {
+		t.Errorf("probe wait ended at %g, want the arrival 3", r.tv)
+	}
+	r.Begin()
+	r.WaitStart(false)
+	r.Found(2) // arrived during the first wait [1, 3]: seen at once
+	r.WaitEnd()
+	if r.tv != 3 {
+		t.Errorf("probe of an old message moved t_V to %g", r.tv)
+	}
+}

@@ -1,0 +1,134 @@
+package vtime
+
+// Rank is one rank's virtual clock: VACED-SIM's three private variables
+// t_V, t'1 and t'2 (Sect. 3.2) and their update rules at the 12 event
+// points, plus the waiting activity's history (earlyqueue.go). It is used by
+// the rank's own goroutine only.
+//
+// The event methods come in the order the protocol engine calls them:
+//
+//	SimStart  (Begin  {Stamp}  End{Send,Recv}  |  Begin WaitStart {Early DueNow DueInWait Deal} WaitEnd)*  SimEnd
+//
+// Computation between an end event and the next start event is measured by
+// the Meter (actual simulation, Eq. 2) and scaled by cpuScale.
+type Rank struct {
+	id       int
+	t        *Target
+	meter    Meter
+	cpuScale float64
+
+	tv float64 // t_V: the rank's virtual time, seconds
+
+	wait waitState // Algorithm 2 / 3 state
+
+	comp, comm, waiting float64 // time by kind of activity
+	ended               bool
+	end                 float64 // t_V at E_End
+}
+
+// NewRank makes rank id's clock on target t. meter measures computation
+// bursts; with cpuScale 0 it is never read (pass nil): predictions then
+// depend on the program's messages and Elapse calls only, and are exactly
+// repeatable.
+func NewRank(t *Target, id int, meter Meter, cpuScale float64) *Rank {
+	if cpuScale == 0 || meter == nil {
+		meter, cpuScale = nil, 0
+	}
+	r := &Rank{id: id, t: t, meter: meter, cpuScale: cpuScale}
+	r.wait.init()
+	return r
+}
+
+// Now is t_V, including the computation burst in progress (MPI_Wtime).
+func (r *Rank) Now() float64 {
+	if r.meter != nil {
+		return r.tv + r.cpuScale*r.meter.Peek()
+	}
+	return r.tv
+}
+
+// Elapse adds d seconds of computation without using the host CPU (mu-pi's
+// MPI_Elapse_time, for skeleton programs).
+func (r *Rank) Elapse(d float64) {
+	if d > 0 {
+		r.tv += d
+		r.comp += d
+	}
+}
+
+// SimStart is E_Start: t_V = 0, t'1 = now.
+func (r *Rank) SimStart() {
+	r.tv = 0
+	r.resume()
+}
+
+// SimEnd is E_End: t'2 = now, t_V += t'2 - t'1. t_V is then the rank's
+// predicted execution time.
+func (r *Rank) SimEnd() {
+	r.pause()
+	r.ended = true
+	r.end = r.tv
+}
+
+// Begin is E_start of any communication activity: t'2 = now and
+// t_V = t_V + (t'2 - t'1) (Eq. 1 and 2).
+func (r *Rank) Begin() { r.pause() }
+
+// Stamp is the arrival time t_a of a message of size bytes (0 for REQ and
+// ACK) that this rank sends now to rank dst from DS, RS or AS (Sect. 4.2).
+func (r *Rank) Stamp(size int64, dst int) float64 {
+	_, ta := r.t.Transfer(r.tv, size, r.id, dst)
+	return ta
+}
+
+// EndSend is E_end of DS, RS or AS: the sender is free once the message is
+// in its message buffer, t_V = t_r(m) (Sect. 4.2). size is 0 for REQ / ACK.
+func (r *Rank) EndSend(size int64) {
+	tr := r.t.buffered(r.tv, size)
+	r.comm += tr - r.tv
+	r.tv = tr
+	r.resume()
+}
+
+// EndRecv is E_end of DR: the DATA is copied from the message buffer to
+// the user buffer, t_V += size / B_mem (Sect. 4.3).
+func (r *Rank) EndRecv(size int64) {
+	d := r.t.CopyTime(size)
+	r.comm += d
+	r.tv += d
+	r.resume()
+}
+
+// Abandon releases what the meter holds when the rank dies mid-burst (a
+// panic or an aborted job); the rank's times are then meaningless.
+func (r *Rank) Abandon() {
+	if r.meter != nil {
+		r.meter.Abandon()
+	}
+}
+
+// pause ends a computation burst (t'2 = now) and charges it to t_V.
+func (r *Rank) pause() {
+	if r.meter == nil {
+		return
+	}
+	d := r.cpuScale * r.meter.End()
+	r.tv += d
+	r.comp += d
+}
+
+// resume starts a computation burst: t'1 = now.
+func (r *Rank) resume() {
+	if r.meter != nil {
+		r.meter.Begin()
+	}
+}
+
+// Result is the rank's record for the report; valid after SimEnd.
+func (r *Rank) Result() RankResult {
+	return RankResult{
+		Rank: r.id, End: r.end, Finished: r.ended,
+		Computation: r.comp, Communication: r.comm, Waiting: r.waiting,
+		Waits: r.wait.num, HistoryMisses: r.wait.misses,
+	}
+}

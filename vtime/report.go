@@ -1,0 +1,160 @@
+package vtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// RankResult is one rank's part of a prediction. It is the record a process
+// sends to the launcher for each rank it hosts; the launcher merges the
+// records of all processes with Summarize. Times are virtual seconds.
+type RankResult struct {
+	Rank     int     `json:"rank"`
+	End      float64 `json:"end"`      // t_V at E_End: the rank's predicted execution time
+	Finished bool    `json:"finished"` // the rank reached E_End
+	// Time by kind of activity: computation (measured, scaled, plus
+	// Elapse), communication (the starting phases DS, RS, DR, AS) and
+	// waiting (A_WT). They add up to End.
+	Computation   float64 `json:"computation"`
+	Communication float64 `json:"communication"`
+	Waiting       float64 `json:"waiting"`
+	Waits         int     `json:"waits"`                    // waiting activities
+	HistoryMisses int     `json:"history_misses,omitempty"` // see waitState
+
+	// Filled by the engine adapter.
+	Sent      int64 `json:"sent"`       // point-to-point messages sent (collectives included)
+	SentBytes int64 `json:"sent_bytes"` // their payload bytes
+	Recvd     int64 `json:"recvd"`
+	RecvBytes int64 `json:"recvd_bytes"`
+	Temporal  int64 `json:"temporal"` // temporally sensitive calls
+}
+
+// Stat is a quantity over ranks: its minimum, mean and maximum, and which
+// rank had the minimum and the maximum (the lowest such rank).
+type Stat struct {
+	Min     float64 `json:"min"`
+	Mean    float64 `json:"mean"`
+	Max     float64 `json:"max"`
+	MinRank int     `json:"min_rank"`
+	MaxRank int     `json:"max_rank"`
+}
+
+// Report is a whole prediction.
+type Report struct {
+	Machine   string  `json:"machine"`
+	Ranks     int     `json:"ranks"`
+	CPUScale  float64 `json:"cpu_scale"`
+	Predicted float64 `json:"predicted"` // max over ranks of t_V at E_End, seconds
+	// PredictedRank is the rank that finished last.
+	PredictedRank int `json:"predicted_rank"`
+	// Wall is the host time the prediction took, seconds; Slowdown is
+	// Wall / Predicted.
+	Wall          float64 `json:"wall"`
+	Slowdown      float64 `json:"slowdown"`
+	Computation   Stat    `json:"computation"`
+	Communication Stat    `json:"communication"`
+	Waiting       Stat    `json:"waiting"`
+	Sent          int64   `json:"sent"`
+	SentBytes     int64   `json:"sent_bytes"`
+	Temporal      int64   `json:"temporal"`
+	HistoryMisses int     `json:"history_misses"`
+	Unfinished    []int   `json:"unfinished,omitempty"`
+
+	PerRank []RankResult `json:"per_rank"`
+}
+
+// Summarize merges the records of all ranks (from any number of processes,
+// in any order) into a report. wall is the host time in seconds.
+func Summarize(machine string, cpuScale float64, results []RankResult, wall float64) Report {
+	rs := append([]RankResult(nil), results...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Rank < rs[j].Rank })
+	rep := Report{Machine: machine, Ranks: len(rs), CPUScale: cpuScale, Wall: wall, PerRank: rs}
+	if len(rs) == 0 {
+		return rep
+	}
+	stat := func(get func(*RankResult) float64) Stat {
+		s := Stat{Min: get(&rs[0]), Max: get(&rs[0]), MinRank: rs[0].Rank, MaxRank: rs[0].Rank}
+		sum := 0.0
+		for i := range rs {
+			v := get(&rs[i])
+			sum += v
+			if v < s.Min {
+				s.Min, s.MinRank = v, rs[i].Rank
+			}
+			if v > s.Max {
+				s.Max, s.MaxRank = v, rs[i].Rank
+			}
+		}
+		s.Mean = sum / float64(len(rs))
+		return s
+	}
+	end := stat(func(r *RankResult) float64 { return r.End })
+	rep.Predicted, rep.PredictedRank = end.Max, end.MaxRank
+	rep.Computation = stat(func(r *RankResult) float64 { return r.Computation })
+	rep.Communication = stat(func(r *RankResult) float64 { return r.Communication })
+	rep.Waiting = stat(func(r *RankResult) float64 { return r.Waiting })
+	for _, r := range rs {
+		rep.Sent += r.Sent
+		rep.SentBytes += r.SentBytes
+		rep.Temporal += r.Temporal
+		rep.HistoryMisses += r.HistoryMisses
+		if !r.Finished {
+			rep.Unfinished = append(rep.Unfinished, r.Rank)
+		}
+	}
+	if rep.Predicted > 0 {
+		rep.Slowdown = wall / rep.Predicted
+	}
+	return rep
+}
+
+// WriteJSON writes the report as indented JSON (gompirun -report FILE).
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// WriteText prints the report for people.
+func (rep *Report) WriteText(w io.Writer) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("gompi prediction: %d ranks on machine %s, cpu-scale %g\n", rep.Ranks, rep.Machine, rep.CPUScale)
+	p("  predicted time   %s (rank %d finishes last)\n", Seconds(rep.Predicted), rep.PredictedRank)
+	p("  host wall time   %s, slowdown %.3g\n", Seconds(rep.Wall), rep.Slowdown)
+	p("  %-15s %12s %12s %12s\n", "per rank", "min", "mean", "max")
+	for _, row := range []struct {
+		name string
+		s    Stat
+	}{{"computation", rep.Computation}, {"communication", rep.Communication}, {"waiting", rep.Waiting}} {
+		p("  %-15s %12s %12s %12s   (min rank %d, max rank %d)\n", row.name,
+			Seconds(row.s.Min), Seconds(row.s.Mean), Seconds(row.s.Max), row.s.MinRank, row.s.MaxRank)
+	}
+	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
+	if rep.Temporal > 0 {
+		p("  temporally sensitive calls: %d; their answers followed host arrival order, not virtual time\n", rep.Temporal)
+	}
+	if rep.HistoryMisses > 0 {
+		p("  history misses:  %d messages older than every remembered wait (dealt at their arrival time)\n", rep.HistoryMisses)
+	}
+	if len(rep.Unfinished) > 0 {
+		p("  unfinished ranks (no E_End; the prediction is incomplete): %v\n", rep.Unfinished)
+	}
+	return nil
+}
+
+// Seconds formats a time in seconds with a unit suited to its size.
+func Seconds(s float64) string {
+	switch a := max(s, -s); {
+	case a == 0:
+		return "0 s"
+	case a < 1e-6:
+		return fmt.Sprintf("%.4g ns", s*1e9)
+	case a < 1e-3:
+		return fmt.Sprintf("%.4g us", s*1e6)
+	case a < 1:
+		return fmt.Sprintf("%.4g ms", s*1e3)
+	}
+	return fmt.Sprintf("%.6g s", s)
+}

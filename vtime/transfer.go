@@ -1,0 +1,150 @@
+package vtime
+
+import (
+	"fmt"
+	"math"
+)
+
+// Target is a machine with a job of P ranks placed on it: everything
+// Eq. (3) and (4) need. It is immutable and safe for concurrent use.
+type Target struct {
+	m      Machine
+	p      int
+	nodes  int // nodes the job occupies
+	levels []placedLevel
+}
+
+type placedLevel struct {
+	topo   topology
+	group  int // positions per group of this level (its size); 0 for the outermost
+	bw     float64
+	l0, lh float64
+}
+
+// Place binds the machine to a job of p ranks. It fails when the machine
+// cannot hold them (a bounded outermost network too small).
+func (m *Machine) Place(p int) (*Target, error) {
+	if p < 1 {
+		return nil, fmt.Errorf("vtime: a job needs at least 1 rank, got %d", p)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	t := &Target{m: *m, p: p, nodes: (p + m.CoresPerNode - 1) / m.CoresPerNode}
+	units := t.nodes // positions needed at the current level
+	for i, lv := range m.Levels {
+		spec := lv.topologySpec
+		spec.maxSize = units
+		topo, err := spec.build(fmt.Sprintf("levels[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		pl := placedLevel{topo: topo, bw: lv.Bandwidth, l0: lv.L0, lh: lv.LH}
+		if i < len(m.Levels)-1 {
+			pl.group = topo.size()
+			units = (units + pl.group - 1) / pl.group
+		} else if n := topo.size(); n > 0 && units > n {
+			return nil, fmt.Errorf("vtime: machine %q holds %d cores, the job needs %d ranks",
+				m.Name, t.capacity()*n, p)
+		}
+		t.levels = append(t.levels, pl)
+	}
+	return t, nil
+}
+
+// capacity is the number of cores in one group of the levels placed so far.
+func (t *Target) capacity() int {
+	c := t.m.CoresPerNode
+	for _, lv := range t.levels {
+		c *= lv.group
+	}
+	return c
+}
+
+// Machine returns the machine the target was placed from.
+func (t *Target) Machine() *Machine { m := t.m; return &m }
+
+// Ranks is the job size P.
+func (t *Target) Ranks() int { return t.p }
+
+// Core is the core rank r runs on under the machine's mapping.
+func (t *Target) Core(r int) int {
+	if t.m.Mapping == "round-robin" {
+		return (r%t.nodes)*t.m.CoresPerNode + r/t.nodes
+	}
+	return r
+}
+
+// route follows a message from rank x to rank y: hop(x, y), the latency
+// of the path (sum of h x l over the levels it crosses, plus L0 of the
+// outermost) and its bandwidth (the lowest link bandwidth en route, xSim's
+// b_min). Ranks on one node have h = 0.
+func (t *Target) route(x, y int) (hops int, lat, bw float64) {
+	nx, ny := t.Core(x)/t.m.CoresPerNode, t.Core(y)/t.m.CoresPerNode
+	if nx == ny {
+		return 0, 0, 0
+	}
+	bw = math.Inf(1)
+	for i, lv := range t.levels {
+		bw = math.Min(bw, lv.bw)
+		last := i == len(t.levels)-1
+		if last || nx/lv.group == ny/lv.group {
+			px, py := nx, ny
+			if !last {
+				px, py = nx%lv.group, ny%lv.group
+			}
+			h := lv.topo.hop(px, py)
+			return hops + h, lat + lv.l0 + float64(h)*lv.lh, bw
+		}
+		// Different groups: leave this level at both ends through its
+		// uplink and continue one level out.
+		h := lv.topo.exit(nx%lv.group) + lv.topo.exit(ny%lv.group)
+		hops += h
+		lat += float64(h) * lv.lh
+		nx, ny = nx/lv.group, ny/lv.group
+	}
+	panic("unreachable")
+}
+
+// Hop is hop(x, y) of Eq. (3): the number of links a message from rank x to
+// rank y traverses on the target machine.
+func (t *Target) Hop(x, y int) int {
+	h, _, _ := t.route(x, y)
+	return h
+}
+
+// Transfer is the virtual simulation of sending a message (Eq. 3 and 4):
+// a message of size bytes that rank src starts to send at t_s finishes the
+// copy into the sender's message buffer at
+//
+//	t_r = t_s + o(size) + size / B_mem
+//
+// and arrives in rank dst's message buffer at
+//
+//	t_a = t_r + L(size, hop(src, dst)),  L(s, h) = s / B_net + l(h)  if h > 0
+//	                                     L(s, h) = s / B_mem         if h = 0
+//
+// where l(h) = l0 + h x lh for a one-level network, and for a hierarchical
+// one the sum of h_i x lh_i over the levels crossed plus l0 of the outermost,
+// with B_net the lowest bandwidth en route (xSim: L = h x l + s / b_min).
+// o(size) = a + b x size is LAPSE's software overhead, 0 by default.
+// REQ and ACK are zero-byte messages: callers pass size 0 for them.
+func (t *Target) Transfer(ts float64, size int64, src, dst int) (tr, ta float64) {
+	s := float64(size)
+	tr = t.buffered(ts, size)
+	h, lat, bw := t.route(src, dst)
+	if h == 0 {
+		return tr, tr + s/t.m.BMem
+	}
+	return tr, tr + s/bw + lat
+}
+
+// buffered is t_r of Eq. (3): when a send started at ts has copied size
+// bytes (after the software overhead) into the sender's message buffer.
+func (t *Target) buffered(ts float64, size int64) float64 {
+	return ts + t.m.Overhead.A + t.m.Overhead.B*float64(size) + float64(size)/t.m.BMem
+}
+
+// CopyTime is the time to copy size bytes in memory (a receive out of the
+// message buffer, Sect. 4.3): size / B_mem.
+func (t *Target) CopyTime(size int64) float64 { return float64(size) / t.m.BMem }
