@@ -72,8 +72,9 @@ type peer struct {
 	flusher atomic.Bool
 }
 
-// ctrlRec is a completion or refusal owed to a peer, queued because the
-// consumer that produced it must never wait for room in a ring.
+// ctrlRec is a completion owed to a peer. It is queued because whoever
+// produces it (a rank freeing a received frame) must never wait for room in
+// a ring: the peer may be waiting for room in ours.
 type ctrlRec struct {
 	typ   byte
 	token uint64
