@@ -36,6 +36,7 @@ func BenchmarkPingPong(b *testing.B) {
 			watchdog := time.AfterFunc(time.Minute, func() { stop.Store(true); p.ib.Kick() })
 			defer watchdog.Stop()
 			_, naps0 := p.ib.Asleep()
+			wakeups0 := p.tr.wakeups.Load()
 			rtts := make([]time.Duration, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -72,6 +73,7 @@ func BenchmarkPingPong(b *testing.B) {
 			}
 			_, naps := p.ib.Asleep()
 			b.ReportMetric(float64(naps-naps0)/float64(b.N), "sleeps/op")
+			b.ReportMetric(float64(p.tr.wakeups.Load()-wakeups0)/float64(b.N), "wakeups/op")
 			oneWay := b.Elapsed().Seconds() / float64(2*b.N)
 			b.ReportMetric(oneWay*1e6, "us/one-way")
 			b.ReportMetric(float64(bc.size)/oneWay/1e6, "MB/s")

@@ -19,11 +19,20 @@
 // Payloads: eager DATA is copied into the ring (split into chunks when
 // larger than a quarter of the ring). A rendezvous DATA carries the
 // sender's own buffer (a borrowed frame); the ring then carries only its
-// address and length, the receiver reads it with process_vm_readv straight
-// out of the sender (Linux cross-memory attach) and sends a completion
-// record back, upon which the sender releases the frame. Where
-// process_vm_readv is not permitted the payload streams through the ring in
-// chunks instead; Transport.Path says which path is in use.
+// address and length, and the receiving engine's Frame.ReadPayload reads it
+// with process_vm_readv (Linux cross-memory attach) straight from the
+// sender's buffer into the user's receive buffer: one copy. Freeing that
+// frame sends a completion record back, upon which the sender releases its
+// frame. Where process_vm_readv is not permitted (GOMPI_SHM_CMA=0, a Yama
+// ptrace_scope above 1, a seccomp filter, or a refusal at run time) the
+// payload streams through the ring in chunks instead; Transport.Path says
+// which path is in use.
+//
+// A sender never waits on a receiving rank's progress: when a ring is full
+// it wakes the receiver's waiter goroutine, which drains the rings into the
+// inboxes; it gives up with an error when the receiving process has exited
+// or closed. A corrupt record is reported by Err and stops that ring, never
+// a panic.
 package shm
 
 import "github.com/gompi/gompi/transport"

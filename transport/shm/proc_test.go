@@ -78,7 +78,7 @@ func echoChild(role string) error {
 		f.Free()
 		e.Src, e.Dst = 1, 0
 		var released atomic.Bool
-		if f.Flags&transport.FlagRendezvous != 0 {
+		if e.Flags&transport.FlagRendezvous != 0 {
 			e.Payload = user
 			e.Borrow(func() { released.Store(true); ib.Kick() })
 		} else {

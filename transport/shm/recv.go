@@ -21,29 +21,30 @@ const maxFrame = 1 << 36
 // Poll implements transport.Poller: it drains whatever the rings hold into
 // the inboxes of this process and reports whether ib got something.
 func (t *Transport) Poll(ib *transport.Inbox) bool {
-	return t.drain(ib)
+	return t.drain(ib, false)
 }
 
 // drain consumes the incoming rings and reports whether it delivered a
-// frame to inbox mine. A rank polling (mine != nil) skips rings another
-// goroutine is reading and takes a bounded batch; the waiter (mine == nil)
-// waits for each ring's lock and empties it, since it may be the only one
-// left to deliver what a sender woke it for.
-func (t *Transport) drain(mine *transport.Inbox) (got bool) {
+// frame to inbox mine. Without wait (a rank polling) it skips rings another
+// goroutine is reading and takes a bounded batch from each. With wait (the
+// waiter, or a rank about to sleep) it waits for each ring's lock and
+// empties the ring: the goroutine holding the lock may have looked before
+// the record a sender just woke us for was published, and nobody else may
+// look again.
+func (t *Transport) drain(mine *transport.Inbox, wait bool) (got bool) {
 	t.life.RLock()
 	defer t.life.RUnlock()
 	if t.closing.Load() {
 		return false
 	}
-	all := mine == nil
 	for _, r := range t.in {
 		if r == nil || r.tail.Load() == r.head.Load() {
 			continue
 		}
-		if !t.lockRing(r, all) {
+		if !t.lockRing(r, wait) {
 			continue
 		}
-		if r.broken == nil && t.consume(r, all, mine) {
+		if r.broken == nil && t.consume(r, wait, mine) {
 			got = true
 		}
 		r.unlock()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gompi/gompi/transport"
 )
@@ -37,7 +38,9 @@ type Transport struct {
 
 	cma    bool // this process may read others with process_vm_readv
 	cmaWhy string
-	spin   bool // ranks poll SpinBeforeSleep before sleeping
+	// spinFor is how long a rank polls before it sleeps (SpinBeforeSleep),
+	// zero when the process hosts more ranks than processors.
+	spinFor time.Duration
 
 	// life is held shared by every operation that touches a mapping and
 	// exclusively by Close, which unmaps.
@@ -52,6 +55,7 @@ type Transport struct {
 	ctrlQueued atomic.Int32 // control records waiting for room, all peers
 
 	waiterDone chan struct{}
+	wakeups    atomic.Uint64 // times the waiter woke: what sleeping cost senders
 
 	errMu sync.Mutex
 	err   error
@@ -68,8 +72,9 @@ type peer struct {
 	flusher atomic.Bool
 }
 
-// ctrlRec is a completion or refusal owed to a peer, queued because the
-// consumer that produced it must never wait for room in a ring.
+// ctrlRec is a completion owed to a peer. It is queued because whoever
+// produces it (a rank freeing a received frame) must never wait for room in
+// a ring: the peer may be waiting for room in ours.
 type ctrlRec struct {
 	typ   byte
 	token uint64
@@ -91,6 +96,9 @@ func Open(cfg Config) (*Transport, error) {
 	if cfg.Dir == "" {
 		cfg.Dir = "/dev/shm"
 	}
+	// Our own copies: the caller may reuse its slices.
+	cfg.RankBase = append([]int(nil), cfg.RankBase...)
+	cfg.Inboxes = append([]*transport.Inbox(nil), cfg.Inboxes...)
 	ringSize, err := ringSizeFor(cfg.NLocal)
 	if err != nil {
 		return nil, err
@@ -102,7 +110,14 @@ func Open(cfg Config) (*Transport, error) {
 		peers:      make([]atomic.Pointer[peer], cfg.NLocal),
 		pending:    map[uint64]*transport.Frame{},
 		waiterDone: make(chan struct{}),
-		spin:       len(cfg.Inboxes) <= runtime.GOMAXPROCS(0),
+	}
+	if len(cfg.Inboxes) <= runtime.GOMAXPROCS(0) {
+		t.spinFor = SpinBeforeSleep
+		if s := os.Getenv(SpinEnv); s != "" {
+			if t.spinFor, err = time.ParseDuration(s); err != nil || t.spinFor < 0 {
+				return nil, fmt.Errorf("shm: %s=%q: want a duration such as 500us", SpinEnv, s)
+			}
+		}
 	}
 	t.cma, t.cmaWhy = probeCMA()
 	t.own, err = createSegment(segmentPath(cfg.Dir, cfg.JobID, cfg.LocalProc), cfg.NLocal, ringSize, t.cma)

@@ -361,3 +361,64 @@ func TestCMARefusedAtRunTime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWakeStress makes every wait a real sleep (no spinning) while two
+// ranks per process play ping-pong across processes, so that every send
+// races with its receiver falling asleep and with the other rank of the
+// process polling the same ring. A lost wake-up shows as a timeout.
+func TestWakeStress(t *testing.T) {
+	t.Setenv(SpinEnv, "0s")
+	spin := transport.SpinIters
+	transport.SpinIters = 1
+	defer func() { transport.SpinIters = spin }()
+	g := openGroup(t, "wakestress", 2, 2)
+	const rounds = 300
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for _, pair := range [][2]int{{0, 2}, {1, 3}} {
+		for side := range 2 {
+			me, peer := pair[side], pair[1-side]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range rounds {
+					if side == 0 {
+						if err := g.trs[me/2].Send(dataFrame(me, peer, i, pattern(i, 8))); err != nil {
+							errs <- err
+							return
+						}
+					}
+					f := recvFrame(g.inbox(me), 10*time.Second)
+					if err := checkFrame(f, peer, i, 8); err != nil {
+						errs <- fmt.Errorf("rank %d round %d: %v", me, i, err)
+						return
+					}
+					f.Free()
+					if side == 1 {
+						if err := g.trs[me/2].Send(dataFrame(me, peer, i, pattern(i, 8))); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	var naps, wakeups uint64
+	for r := range 4 {
+		_, n := g.inbox(r).Asleep()
+		naps += n
+	}
+	for _, tr := range g.trs {
+		wakeups += tr.wakeups.Load()
+	}
+	t.Logf("%d sleeps, %d waiter wake-ups", naps, wakeups)
+	if naps < rounds {
+		t.Errorf("only %d sleeps in %d round trips: the test did not exercise sleeping", naps, 2*rounds)
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

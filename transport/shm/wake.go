@@ -15,7 +15,9 @@ import (
 // Wake-up protocol. Ranks poll their rings themselves while they spin; only
 // when one is about to sleep must a sender in another process act. The
 // sleeping rank raises its segment's sleepers count (Sleeping), then makes
-// its final poll; a sender publishes its record, then reads sleepers. Both
+// its final poll, waiting for any ring another goroutine is reading (that
+// one may have looked too early); a sender publishes its record, then reads
+// sleepers. Both
 // sides store then load with sequentially consistent atomics, so at least
 // one sees the other: either the final poll finds the record, or the sender
 // sees a sleeper, bumps the segment's futex word and wakes the owner's
@@ -50,7 +52,12 @@ func wake(s *segment) {
 // on a loaded host can take longer than the peer needs to answer, and a
 // 1 MiB transfer takes longer than the inbox spins. The bound keeps a long
 // wait from burning a core.
+// SpinEnv overrides it (a Go duration, such as 200us or 10ms) for the
+// transports opened afterwards.
 var SpinBeforeSleep = time.Millisecond
+
+// SpinEnv names the environment variable that sets SpinBeforeSleep.
+const SpinEnv = "GOMPI_SHM_SPIN"
 
 // spinYieldEvery is how many polls spinPoll makes between yields. Yielding
 // is a courtesy to other goroutines of the process, and not a cheap one: with
@@ -63,10 +70,13 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 		t.own.u32(offSleepers).Add(^uint32(0))
 		return
 	}
-	if t.spin {
+	if t.spinFor > 0 {
 		t.spinPoll(ib)
 	}
 	t.own.u32(offSleepers).Add(1)
+	// The inbox's final check polls too, but skips rings that another
+	// goroutine holds; this one waits for them.
+	t.drain(ib, true)
 }
 
 // spinPoll polls until ib gets a frame or a Kick (Asleep turns false) or the
@@ -74,11 +84,11 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 func (t *Transport) spinPoll(ib *transport.Inbox) {
 	start := time.Now()
 	for i := 1; ; i++ {
-		t.drain(ib)
+		t.drain(ib, false)
 		if sleeping, _ := ib.Asleep(); !sleeping {
 			return
 		}
-		if i%256 == 0 && time.Since(start) > SpinBeforeSleep {
+		if i%256 == 0 && time.Since(start) > t.spinFor {
 			return
 		}
 		if i%spinYieldEvery == 0 {
@@ -96,7 +106,8 @@ func (t *Transport) waiter() {
 		if t.closing.Load() {
 			return
 		}
-		t.drain(nil)
+		t.drain(nil, true)
 		futex(seq, futexWait, uintptr(s))
+		t.wakeups.Add(1)
 	}
 }
