@@ -206,3 +206,33 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+// TestSendToDeadPeerFails: once the peer process is gone, sends fail with
+// an error naming it instead of blocking.
+func TestSendToDeadPeerFails(t *testing.T) {
+	a, b, _ := pair(t, make(chan error, 4))
+	send := func() error {
+		f := transport.NewFrame()
+		f.Header = transport.Header{Kind: transport.Data, Src: 0, Dst: 1, Size: 1024}
+		f.Payload = make([]byte, 1024)
+		return a.Send(f)
+	}
+	if err := send(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := send()
+		if err != nil {
+			if !strings.Contains(err.Error(), "process 1") {
+				t.Fatalf("error %q does not name the peer", err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("sends to a closed peer still succeed after 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
