@@ -212,11 +212,13 @@ func (r *rank) dataFor(q *Request, f *transport.Frame) *transport.Frame {
 // copyOut completes receive q with DATA frame f: it copies what fits,
 // reports truncation, and releases the frame.
 func (r *rank) copyOut(q *Request, f *transport.Frame) {
-	n := copy(q.buf, f.Payload)
+	n, err := f.ReadPayload(q.buf)
 	q.status.Source = q.comm.rankOfWorld(int(f.Src))
 	q.status.Tag = int(f.Tag)
 	q.status.Bytes = n
-	if int64(len(q.buf)) < f.Size {
+	if err != nil {
+		q.err = &Error{Class: ClassOther, Msg: "receiving from rank " + itoa(int(f.Src)) + " failed", Err: err}
+	} else if int64(len(q.buf)) < f.Size {
 		q.err = errorf(ClassTruncate, "message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer",
 			f.Size, q.status.Source, f.Tag, len(q.buf))
 	}

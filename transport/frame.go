@@ -80,8 +80,9 @@ type Frame struct {
 	Header
 	Payload []byte
 	release func()
-	inline  [InlinePayload]byte // backing store for small payloads of pooled frames
-	pooled  *[]byte             // payload buffer taken from a size-class pool
+	fetch   func(dst []byte) (int, error) // reads a payload left in the sender's process
+	inline  [InlinePayload]byte           // backing store for small payloads of pooled frames
+	pooled  *[]byte                       // payload buffer taken from a size-class pool
 }
 
 // InlinePayload is the largest payload a pooled frame carries without a
@@ -98,6 +99,7 @@ func NewFrame() *Frame { return framePool.Get().(*Frame) }
 // pool. The caller must not touch f afterwards.
 func (f *Frame) Free() {
 	f.Release()
+	f.fetch = nil
 	if f.pooled != nil {
 		putBuf(f.pooled)
 		f.pooled = nil
@@ -172,6 +174,23 @@ func putBuf(bp *[]byte) {
 	}
 	*bp = (*bp)[:n]
 	bufPools[c].Put(bp)
+}
+
+// SetFetch marks the payload as left in the sender's process: Payload stays
+// nil and ReadPayload calls fetch to read it straight into the receiver's
+// buffer, the single copy of a shared-memory rendezvous. fetch gets at most
+// Size bytes to fill.
+func (f *Frame) SetFetch(fetch func(dst []byte) (int, error)) { f.fetch = fetch }
+
+// ReadPayload copies the payload into dst, as much as fits, and returns the
+// number of bytes copied. Receivers use it rather than reading Payload, so
+// that a payload left in another process (SetFetch) is read from there;
+// only such a read can fail.
+func (f *Frame) ReadPayload(dst []byte) (int, error) {
+	if f.fetch == nil {
+		return copy(dst, f.Payload), nil
+	}
+	return f.fetch(dst[:min(int64(len(dst)), f.Size)])
 }
 
 // Borrow attaches a release hook, marking the payload as borrowed from the

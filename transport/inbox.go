@@ -13,6 +13,15 @@ type Poller interface {
 	Poll(ib *Inbox) bool
 }
 
+// SleepWatcher is an optional extension of Poller for sources whose senders
+// cannot Kick the owner themselves (a sender in another process): the inbox
+// calls Sleeping(ib, true) just before its final check before sleeping, and
+// Sleeping(ib, false) once it is awake again, so the source can arrange for a
+// wake-up only while someone actually sleeps.
+type SleepWatcher interface {
+	Sleeping(ib *Inbox, asleep bool)
+}
+
 // Inbox is a rank's message buffer: frames from every transport, in arrival
 // order. Any goroutine may Deliver or Kick; only the owning rank's goroutine
 // may call Next and Park.
@@ -149,8 +158,10 @@ func (ib *Inbox) Asleep() (bool, uint64) {
 func (ib *Inbox) sleep(ready func() bool) {
 	ib.naps.Add(1)
 	ib.sleeping.Store(true)
+	ib.watch(true)
 	if !ib.q.empty() || ib.poll() || ready() {
 		ib.sleeping.Store(false)
+		ib.watch(false)
 		return
 	}
 	if g := ib.group; g != nil {
@@ -161,4 +172,14 @@ func (ib *Inbox) sleep(ready func() bool) {
 		<-ib.wake
 	}
 	ib.sleeping.Store(false)
+	ib.watch(false)
+}
+
+// watch tells the pollers that care whether the owner sleeps.
+func (ib *Inbox) watch(asleep bool) {
+	for _, p := range ib.pollers {
+		if w, ok := p.(SleepWatcher); ok {
+			w.Sleeping(ib, asleep)
+		}
+	}
 }

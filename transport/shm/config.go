@@ -1,0 +1,53 @@
+// Package shm is the transport between processes of one host.
+//
+// Each process creates one receive segment, a file in /dev/shm mapped by
+// every local process. It holds one lock-free single-producer
+// single-consumer ring per sending process: rings are per process pair, not
+// per rank pair, so that a -virtual run with thousands of ranks per process
+// still needs only NLocal² rings; with one rank per process (a real run) the
+// two are the same thing. The goroutines of one process that send to the
+// same peer serialise on an in-process mutex; those that consume (the ranks
+// polling their inboxes, and the waiter goroutine) take a per-ring try-lock,
+// so one rank never waits behind another to poll.
+//
+// Receiving ranks poll the rings themselves (transport.Poller) while they
+// spin, which gives the lowest latency; a frame found by one rank for
+// another rank of the process is delivered to that rank's inbox. Only while
+// some rank sleeps do senders pay for a wake-up: a futex word in the
+// segment (see wake.go).
+//
+// Payloads: eager DATA is copied into the ring (split into chunks when
+// larger than a quarter of the ring). A rendezvous DATA carries the
+// sender's own buffer (a borrowed frame); the ring then carries only its
+// address and length, and the receiving engine's Frame.ReadPayload reads it
+// with process_vm_readv (Linux cross-memory attach) straight from the
+// sender's buffer into the user's receive buffer: one copy. Freeing that
+// frame sends a completion record back, upon which the sender releases its
+// frame. Where process_vm_readv is not permitted (GOMPI_SHM_CMA=0, a Yama
+// ptrace_scope above 1, a seccomp filter, or a refusal at run time) the
+// payload streams through the ring in chunks instead; Transport.Path says
+// which path is in use.
+//
+// A sender never waits on a receiving rank's progress: when a ring is full
+// it wakes the receiver's waiter goroutine, which drains the rings into the
+// inboxes; it gives up with an error when the receiving process has exited
+// or closed. A corrupt record is reported by Err and stops that ring, never
+// a panic.
+package shm
+
+import "github.com/gompi/gompi/transport"
+
+// Config describes this process's place among the processes of its host.
+type Config struct {
+	JobID string // names the segment files; unique per job, no '/'
+	Dir   string // segment directory; /dev/shm when empty
+
+	LocalProc int // this process's index among the processes of this host
+	NLocal    int // their count
+
+	// RankBase has NLocal+1 entries: local process i hosts world ranks
+	// [RankBase[i], RankBase[i+1]).
+	RankBase []int
+	// Inboxes are this process's ranks' inboxes, in world-rank order.
+	Inboxes []*transport.Inbox
+}

@@ -1,0 +1,23 @@
+//go:build !linux
+
+package shm
+
+import (
+	"errors"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// Transport is unavailable outside Linux.
+type Transport struct{}
+
+var errUnsupported = errors.New("shm: the shared-memory transport needs Linux")
+
+// Open reports that the transport is unavailable.
+func Open(Config) (*Transport, error) { return nil, errUnsupported }
+
+// Send implements transport.Transport.
+func (*Transport) Send(*transport.Frame) error { return errUnsupported }
+
+// Close implements transport.Transport.
+func (*Transport) Close() error { return nil }

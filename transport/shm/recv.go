@@ -1,0 +1,231 @@
+//go:build linux
+
+package shm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// pollBatch bounds the records one Poll takes from one ring, so a rank
+// polling for itself is not held up delivering a long backlog to others.
+const pollBatch = 64
+
+// maxFrame bounds the payload a record may announce, so a corrupt length
+// makes an error rather than an allocation that kills the process.
+const maxFrame = 1 << 36
+
+// Poll implements transport.Poller: it drains whatever the rings hold into
+// the inboxes of this process and reports whether ib got something.
+func (t *Transport) Poll(ib *transport.Inbox) bool {
+	return t.drain(ib, false)
+}
+
+// drain consumes the incoming rings and reports whether it delivered a
+// frame to inbox mine. Without wait (a rank polling) it skips rings another
+// goroutine is reading and takes a bounded batch from each. With wait (the
+// waiter, or a rank about to sleep) it waits for each ring's lock and
+// empties the ring: the goroutine holding the lock may have looked before
+// the record a sender just woke us for was published, and nobody else may
+// look again.
+func (t *Transport) drain(mine *transport.Inbox, wait bool) (got bool) {
+	t.life.RLock()
+	defer t.life.RUnlock()
+	if t.closing.Load() {
+		return false
+	}
+	for _, r := range t.in {
+		if r == nil || r.tail.Load() == r.head.Load() {
+			continue
+		}
+		if !t.lockRing(r, wait) {
+			continue
+		}
+		if r.broken == nil && t.consume(r, wait, mine) {
+			got = true
+		}
+		r.unlock()
+	}
+	if t.ctrlQueued.Load() > 0 {
+		for i := range t.peers {
+			if pr := t.peers[i].Load(); pr != nil && pr.nctrl.Load() > 0 && pr.out.mu.TryLock() {
+				t.flushCtrlLocked(pr)
+				pr.out.mu.Unlock()
+			}
+		}
+	}
+	return got
+}
+
+// lockRing takes r's try-lock; with wait it insists until it succeeds or
+// the transport closes.
+func (t *Transport) lockRing(r *inRing, wait bool) bool {
+	for !r.tryLock() {
+		if !wait || t.closing.Load() {
+			return false
+		}
+		runtime.Gosched()
+	}
+	return true
+}
+
+// consume handles the records of ring r and reports whether one was a frame
+// for inbox mine. The caller holds r's lock, so records are delivered in
+// ring order.
+func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
+	for n := 0; all || n < pollBatch; n++ {
+		typ, body, recLen, ok, err := r.next()
+		var to *transport.Inbox
+		if err == nil && ok {
+			to, err = t.handle(r, typ, body)
+		}
+		if err != nil {
+			t.fail(r, err)
+			return got
+		}
+		if !ok {
+			return got
+		}
+		if to == mine && to != nil {
+			got = true
+		}
+		r.consumed(recLen)
+	}
+	return got
+}
+
+// handle acts on one record and returns the inbox it delivered a frame to,
+// if any. body lies in the ring: whatever outlives the call is copied.
+func (t *Transport) handle(r *inRing, typ byte, body []byte) (*transport.Inbox, error) {
+	switch typ {
+	case recPad:
+		return nil, nil
+	case recFrame:
+		return t.handleFrame(r, body)
+	case recChunk:
+		p := r.partial
+		if p == nil {
+			return nil, fmt.Errorf("shm: ring from process %d: payload chunk outside a frame", r.from)
+		}
+		if p.got+len(body) > len(p.f.Payload) {
+			return nil, fmt.Errorf("shm: ring from process %d: chunk overflows its %d-byte frame", r.from, len(p.f.Payload))
+		}
+		p.got += copy(p.f.Payload[p.got:], body)
+		if p.got < len(p.f.Payload) {
+			return nil, nil
+		}
+		r.partial = nil
+		p.ib.Deliver(p.f)
+		return p.ib, nil
+	case recRdv:
+		return t.handleRdv(r, body)
+	case recDone:
+		return nil, t.handleDone(r, body)
+	}
+	return nil, fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
+}
+
+// handleDone ends a single-copy send: the peer read the buffer, so the
+// frame is released.
+func (t *Transport) handleDone(r *inRing, body []byte) error {
+	if len(body) != 8 {
+		return fmt.Errorf("shm: ring from process %d: completion record of %d bytes", r.from, len(body))
+	}
+	tok := binary.LittleEndian.Uint64(body)
+	f := t.takePending(tok)
+	if f == nil {
+		return fmt.Errorf("shm: ring from process %d: completion for unknown transfer %d", r.from, tok)
+	}
+	f.Free()
+	return nil
+}
+
+// frameHeader decodes the frame header at the start of body and finds the
+// inbox it is for.
+func (t *Transport) frameHeader(r *inRing, body []byte) (transport.Header, *transport.Inbox, error) {
+	if r.partial != nil {
+		return transport.Header{}, nil, fmt.Errorf("shm: ring from process %d: new frame before the last one's payload ended", r.from)
+	}
+	h, err := transport.DecodeHeader(body)
+	if err != nil {
+		return h, nil, fmt.Errorf("shm: ring from process %d: %w", r.from, err)
+	}
+	ib, err := t.inboxOf(h.Dst)
+	return h, ib, err
+}
+
+func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error) {
+	h, ib, err := t.frameHeader(r, body)
+	if err != nil {
+		return nil, err
+	}
+	data := body[transport.HeaderSize:]
+	plen := h.PayloadLen()
+	if int64(len(data)) > plen || plen > maxFrame {
+		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes for a %d-byte frame", r.from, len(data), plen)
+	}
+	f := transport.NewFrame()
+	f.Header = h
+	n := copy(allocPayload(f, int(plen)), data)
+	if int64(n) < plen {
+		r.partial = &partialFrame{f: f, ib: ib, got: n}
+		return nil, nil
+	}
+	ib.Deliver(f)
+	return ib, nil
+}
+
+// handleRdv delivers a rendezvous DATA whose payload stays in the sender:
+// the receiving engine's ReadPayload reads it with process_vm_readv
+// straight into the user's buffer, and freeing the frame sends the
+// completion that releases the sender's buffer. If the kernel refuses the
+// read, that receive fails, and this process stops advertising the path so
+// that later payloads come through the ring.
+func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) {
+	h, ib, err := t.frameHeader(r, body)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) != transport.HeaderSize+rdvBody {
+		return nil, fmt.Errorf("shm: ring from process %d: descriptor of %d bytes", r.from, len(body))
+	}
+	d := body[transport.HeaderSize:]
+	addr := binary.LittleEndian.Uint64(d[0:])
+	size := binary.LittleEndian.Uint64(d[8:])
+	tok := binary.LittleEndian.Uint64(d[16:])
+	if h.Kind != transport.Data || size != uint64(h.Size) || size == 0 || size > maxFrame || addr == 0 {
+		return nil, fmt.Errorf("shm: ring from process %d: bad descriptor (%v, %d bytes at %#x)", r.from, h.Kind, size, addr)
+	}
+	pr, err := t.peer(r.from)
+	if err != nil {
+		return nil, err
+	}
+	pid := int(pr.seg.u32(offPid).Load())
+	f := transport.NewFrame()
+	f.Header = h
+	f.SetFetch(func(dst []byte) (int, error) {
+		n, err := cmaRead(pid, uintptr(addr), dst)
+		if err != nil {
+			if permanentCMAFailure(err) {
+				t.own.u32(offCMA).Store(0)
+			}
+			return n, fmt.Errorf("shm: reading %d bytes from process %d: %w", len(dst), r.from, err)
+		}
+		return n, nil
+	})
+	f.Borrow(func() { t.complete(pr, tok) })
+	ib.Deliver(f)
+	return ib, nil
+}
+
+// complete tells a peer that the receiver is done with its buffer.
+func (t *Transport) complete(pr *peer, tok uint64) {
+	t.life.RLock()
+	if !t.closing.Load() {
+		t.queueCtrl(pr, recDone, tok)
+	}
+	t.life.RUnlock()
+}

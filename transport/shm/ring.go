@@ -1,0 +1,156 @@
+//go:build linux
+
+package shm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// A ring is a single-producer single-consumer byte queue in shared memory.
+// head and tail are byte counts that only grow; the position in the data is
+// count & mask. The producer owns tail and the data between tail and
+// head+size; the consumer owns head and the data between head and tail.
+// Publishing a record is one atomic store of tail after its bytes are
+// written, consuming it one atomic store of head after they are read.
+//
+// Records are 16-byte aligned and never wrap: when one does not fit before
+// the end of the data, the producer fills the rest with a pad record.
+// Record header (recHdr bytes): length of the whole record (multiple of
+// recAlign), length of the body, type, then zeros.
+const (
+	recHdr   = 16
+	recAlign = 16
+
+	recPad   = 1 // skip to the start of the data
+	recFrame = 2 // frame header + the first (maybe only) part of the payload
+	recChunk = 3 // the next part of a frame's payload
+	recRdv   = 4 // frame header + address, length, token: read it with process_vm_readv
+	recDone  = 5 // token: the receiver is done with the sender's buffer
+
+	rdvBody = 24 // address, length, token after the frame header
+
+	minRing = 64 << 10
+	maxRing = 1 << 30
+)
+
+type ringView struct {
+	head, tail *atomic.Uint64
+	data       []byte
+	mask       uint64
+}
+
+func (s *segment) ring(i int) ringView {
+	b := s.ringBase(i)
+	return ringView{
+		head: s.u64(b),
+		tail: s.u64(b + ringTail),
+		data: s.mem[b+pageSize : b+pageSize+int(s.ringSize)],
+		mask: s.ringSize - 1,
+	}
+}
+
+func alignUp(n int) int { return (n + recAlign - 1) &^ (recAlign - 1) }
+
+// outRing is this process's producer side of its ring in a peer's segment.
+// Goroutines of this process serialise on mu; tail is private to the holder.
+type outRing struct {
+	ringView
+	mu       sync.Mutex
+	pos      uint64 // next tail
+	seenHead uint64 // the consumer's head when last read: avoids touching its cache line
+}
+
+// reserve returns room for a record of n bytes (n aligned, at most half the
+// ring) or nil when the ring is too full now. It may publish a pad record.
+func (r *outRing) reserve(n int) []byte {
+	size := uint64(len(r.data))
+	for {
+		idx := r.pos & r.mask
+		need := uint64(n)
+		if rest := size - idx; rest < need {
+			need = rest // pad first
+		}
+		if size-(r.pos-r.seenHead) < need {
+			r.seenHead = r.head.Load()
+			if size-(r.pos-r.seenHead) < need {
+				return nil
+			}
+		}
+		if need == uint64(n) {
+			return r.data[idx : idx+need]
+		}
+		putRecHdr(r.data[idx:], int(need), 0, recPad)
+		r.pos += need
+		r.tail.Store(r.pos)
+	}
+}
+
+// publish makes the record just written in the reserved room visible.
+func (r *outRing) publish(n int) {
+	r.pos += uint64(n)
+	r.tail.Store(r.pos)
+}
+
+func putRecHdr(b []byte, recLen, bodyLen int, typ byte) {
+	binary.LittleEndian.PutUint32(b[0:], uint32(recLen))
+	binary.LittleEndian.PutUint32(b[4:], uint32(bodyLen))
+	b[8] = typ
+	clear(b[9:recHdr])
+}
+
+// inRing is the consumer side of one ring of this process's segment. Any
+// goroutine of this process may consume, one at a time: busy is a try-lock,
+// so a rank polling its inbox never waits behind another.
+type inRing struct {
+	ringView
+	from int // sending local process
+	busy atomic.Bool
+	pos  uint64 // head, private to the lock holder
+	// A frame whose payload arrives in several records, being assembled.
+	partial *partialFrame
+	broken  error // set on a corrupt record: the ring is not read again
+}
+
+func (r *inRing) tryLock() bool { return r.busy.CompareAndSwap(false, true) }
+func (r *inRing) unlock()       { r.busy.Store(false) }
+
+// next returns the type and body of the next record, or ok=false when the
+// ring is empty. It never trusts the bytes: a record that does not fit what
+// the producer published is an error.
+func (r *inRing) next() (typ byte, body []byte, recLen int, ok bool, err error) {
+	tail := r.tail.Load()
+	if tail == r.pos {
+		return 0, nil, 0, false, nil
+	}
+	avail := tail - r.pos
+	idx := r.pos & r.mask
+	size := uint64(len(r.data))
+	if avail > size || avail < recHdr || size-idx < recHdr {
+		return 0, nil, 0, false, fmt.Errorf("shm: ring from process %d: bad positions head=%d tail=%d", r.from, r.pos, tail)
+	}
+	h := r.data[idx : idx+recHdr]
+	n := uint64(binary.LittleEndian.Uint32(h[0:]))
+	blen := uint64(binary.LittleEndian.Uint32(h[4:]))
+	typ = h[8]
+	switch {
+	case n < recHdr || n%recAlign != 0 || n > avail || idx+n > size:
+		err = fmt.Errorf("shm: ring from process %d: bad record length %d", r.from, n)
+	case blen > n-recHdr:
+		err = fmt.Errorf("shm: ring from process %d: record body %d exceeds record %d", r.from, blen, n)
+	case typ < recPad || typ > recDone:
+		err = fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
+	}
+	if err != nil {
+		return 0, nil, 0, false, err
+	}
+	return typ, r.data[idx+recHdr : idx+recHdr+blen], int(n), true, nil
+}
+
+// consumed releases the record just read to the producer.
+func (r *inRing) consumed(n int) {
+	r.pos += uint64(n)
+	r.head.Store(r.pos)
+}

@@ -1,0 +1,185 @@
+//go:build linux
+
+package shm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// A segment is one process's receive area: a control page, then one ring per
+// sending process (the ring of the owner itself stays unused). Only the
+// owner consumes from its segment; every other local process produces into
+// its own ring there.
+//
+// Control page layout (byte offsets). Words that different processes write
+// often sit on their own cache lines.
+const (
+	offMagic    = 0   // uint64, stored last by the creator: the segment is ready
+	offNLocal   = 8   // uint32
+	offPid      = 12  // uint32, the owner's process id (liveness checks, process_vm_readv)
+	offRingSize = 16  // uint64, bytes of data per ring, a power of two
+	offClosed   = 24  // uint32, set when the owner closes: senders stop waiting
+	offCMA      = 28  // uint32, 1 when the owner accepts single-copy descriptors
+	offSeq      = 64  // uint32 futex word: bumped by senders to wake the owner's waiter
+	offSleepers = 128 // uint32, owner ranks now asleep; senders wake only when nonzero
+
+	pageSize = 4096
+	magic    = 0x316d7369706d6f67 // "gompism1" little-endian
+
+	// Per ring: a control page (head at 0, tail at ringTail, far enough
+	// apart that producer and consumer do not share a cache line or its
+	// prefetched neighbour), then the data.
+	ringTail = 128
+)
+
+type segment struct {
+	mem      []byte
+	path     string
+	nlocal   int
+	ringSize uint64
+}
+
+func (s *segment) u32(off int) *atomic.Uint32 {
+	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[off]))
+}
+
+func (s *segment) u64(off int) *atomic.Uint64 {
+	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[off]))
+}
+
+func (s *segment) ringBase(i int) int { return pageSize + i*(pageSize+int(s.ringSize)) }
+
+func segmentSize(nlocal int, ringSize uint64) int {
+	return pageSize + nlocal*(pageSize+int(ringSize))
+}
+
+func segmentPath(dir, job string, proc int) string {
+	return fmt.Sprintf("%s/gompi-%s-%d.shm", dir, job, proc)
+}
+
+// createSegment makes and maps a fresh segment file. A file of the same name
+// can only be left over from a crashed job with the same id, so it is
+// replaced.
+func createSegment(path string, nlocal int, ringSize uint64, cma bool) (*segment, error) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("shm: removing stale segment: %w", err)
+	}
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("shm: creating segment %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	size := segmentSize(nlocal, ringSize)
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("shm: sizing segment %s to %d bytes: %w", path, size, err)
+	}
+	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("shm: mapping segment %s: %w", path, err)
+	}
+	s := &segment{mem: mem, path: path, nlocal: nlocal, ringSize: ringSize}
+	s.u32(offNLocal).Store(uint32(nlocal))
+	s.u32(offPid).Store(uint32(os.Getpid()))
+	s.u64(offRingSize).Store(ringSize)
+	if cma {
+		s.u32(offCMA).Store(1)
+	}
+	s.u64(offMagic).Store(magic)
+	return s, nil
+}
+
+// attachSegment maps a peer's segment. The peer creates it before the job's
+// init barrier, so it normally exists; a short bounded retry covers a peer
+// that is still writing its header.
+func attachSegment(path string, nlocal int) (*segment, error) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		s, err := tryAttach(path, nlocal)
+		if err == nil || !errors.Is(err, errNotReady) || time.Now().After(deadline) {
+			return s, err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+var errNotReady = errors.New("shm: peer segment not ready")
+
+func tryAttach(path string, nlocal int) (*segment, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return nil, fmt.Errorf("%w: %s does not exist", errNotReady, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shm: opening peer segment %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("shm: stat %s: %w", path, err)
+	}
+	if st.Size < pageSize {
+		return nil, fmt.Errorf("%w: %s has %d bytes", errNotReady, path, st.Size)
+	}
+	mem, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("shm: mapping peer segment %s: %w", path, err)
+	}
+	s := &segment{mem: mem, path: path}
+	if s.u64(offMagic).Load() != magic {
+		unix.Munmap(mem)
+		return nil, fmt.Errorf("%w: %s has no header yet", errNotReady, path)
+	}
+	s.nlocal = int(s.u32(offNLocal).Load())
+	s.ringSize = s.u64(offRingSize).Load()
+	switch {
+	case s.nlocal != nlocal:
+		err = fmt.Errorf("shm: segment %s is for %d local processes, want %d", path, s.nlocal, nlocal)
+	case s.ringSize < minRing || s.ringSize > maxRing || s.ringSize&(s.ringSize-1) != 0:
+		err = fmt.Errorf("shm: segment %s has bad ring size %d", path, s.ringSize)
+	case int64(segmentSize(s.nlocal, s.ringSize)) != st.Size:
+		err = fmt.Errorf("shm: segment %s has %d bytes, its header implies %d", path, st.Size, segmentSize(s.nlocal, s.ringSize))
+	}
+	if err != nil {
+		unix.Munmap(mem)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *segment) unmap() {
+	if s.mem != nil {
+		unix.Munmap(s.mem)
+		s.mem = nil
+	}
+}
+
+// alive reports whether the segment's owner may still consume: it has not
+// closed, and its process exists.
+func (s *segment) alive() bool {
+	if s.u32(offClosed).Load() != 0 {
+		return false
+	}
+	pid := int(s.u32(offPid).Load())
+	if unix.Kill(pid, 0) == unix.ESRCH {
+		return false
+	}
+	// A killed process its parent has not reaped yet still answers kill.
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z' && stat[i+2] != 'X'
+	}
+	return true
+}

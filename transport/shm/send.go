@@ -1,0 +1,258 @@
+//go:build linux
+
+package shm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"time"
+	"unsafe"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// Send implements transport.Transport. Frames for this process's own ranks
+// go straight to their inbox (a borrowed payload stays borrowed: the
+// receiver copies once); others are written into the destination process's
+// segment.
+func (t *Transport) Send(f *transport.Frame) error {
+	d := int(f.Dst)
+	p := t.procOf(d)
+	if p < 0 {
+		return &transport.UnreachableError{Dst: d}
+	}
+	if int64(len(f.Payload)) != f.PayloadLen() {
+		return fmt.Errorf("shm: %v frame carries %d payload bytes, its header says %d", f.Kind, len(f.Payload), f.PayloadLen())
+	}
+	if p == t.cfg.LocalProc {
+		ib, err := t.inboxOf(f.Dst)
+		if err != nil {
+			return err
+		}
+		ib.Deliver(f)
+		return nil
+	}
+	t.life.RLock()
+	defer t.life.RUnlock()
+	if t.closing.Load() {
+		return errClosed
+	}
+	pr, err := t.peer(p)
+	if err != nil {
+		return err
+	}
+	if f.Borrowed() && len(f.Payload) > 0 && t.cma && pr.seg.u32(offCMA).Load() == 1 {
+		return t.sendRdv(pr, f)
+	}
+	pr.out.mu.Lock()
+	err = t.sendFrame(pr, f)
+	pr.out.mu.Unlock()
+	if err == nil {
+		// The frame is in the ring now: a borrowed buffer is free, and the
+		// frame is ours to recycle.
+		f.Free()
+	}
+	return err
+}
+
+// sendFrame writes f with its payload, in one record when it fits a quarter
+// of the ring, else as a frame record and chunk records. The caller holds
+// pr.out.mu.
+func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
+	if pr.nctrl.Load() > 0 {
+		t.flushCtrlLocked(pr)
+	}
+	maxBody := len(pr.out.data)/4 - recHdr
+	first := min(len(f.Payload), maxBody-transport.HeaderSize)
+	b, err := t.room(pr, transport.HeaderSize+first)
+	if err != nil {
+		return err
+	}
+	putRecHdr(b, len(b), transport.HeaderSize+first, recFrame)
+	transport.EncodeHeader(b[recHdr:], &f.Header)
+	copy(b[recHdr+transport.HeaderSize:], f.Payload[:first])
+	pr.out.publish(len(b))
+	notify(pr)
+	for off := first; off < len(f.Payload); {
+		n := min(len(f.Payload)-off, maxBody)
+		b, err := t.room(pr, n)
+		if err != nil {
+			// The receiver holds a partial frame now, but the peer is gone
+			// or we are closing: nobody will read on.
+			return err
+		}
+		putRecHdr(b, len(b), n, recChunk)
+		copy(b[recHdr:], f.Payload[off:off+n])
+		pr.out.publish(len(b))
+		notify(pr)
+		off += n
+	}
+	return nil
+}
+
+// sendRdv writes a descriptor of f's borrowed payload; the peer reads it
+// with process_vm_readv and answers recDone, upon which f is released.
+func (t *Transport) sendRdv(pr *peer, f *transport.Frame) error {
+	// Everything needed from f is read before f is published in t.pending:
+	// the completion may free f as soon as the record is out, and the lock
+	// orders these reads before it.
+	h := f.Header
+	// The frame stays in t.pending until the peer is done, and Go's heap
+	// does not move objects, so the address stays valid.
+	addr := uint64(uintptr(unsafe.Pointer(&f.Payload[0])))
+	size := uint64(len(f.Payload))
+	t.pendMu.Lock()
+	t.nextTok++
+	tok := t.nextTok
+	t.pending[tok] = f
+	t.pendMu.Unlock()
+
+	pr.out.mu.Lock()
+	if pr.nctrl.Load() > 0 {
+		t.flushCtrlLocked(pr)
+	}
+	b, err := t.room(pr, transport.HeaderSize+rdvBody)
+	if err == nil {
+		putRecHdr(b, len(b), transport.HeaderSize+rdvBody, recRdv)
+		transport.EncodeHeader(b[recHdr:], &h)
+		d := b[recHdr+transport.HeaderSize:]
+		binary.LittleEndian.PutUint64(d[0:], addr)
+		binary.LittleEndian.PutUint64(d[8:], size)
+		binary.LittleEndian.PutUint64(d[16:], tok)
+		pr.out.publish(len(b))
+		notify(pr)
+	}
+	pr.out.mu.Unlock()
+	if err != nil {
+		t.takePending(tok)
+	}
+	return err
+}
+
+func (t *Transport) takePending(tok uint64) *transport.Frame {
+	t.pendMu.Lock()
+	f := t.pending[tok]
+	delete(t.pending, tok)
+	t.pendMu.Unlock()
+	return f
+}
+
+// notify wakes the peer's waiter if one of its ranks sleeps. The load
+// follows the publishing store of tail; see wake.go for why no wake-up is
+// lost.
+func notify(pr *peer) {
+	if pr.seg.u32(offSleepers).Load() != 0 {
+		wake(pr.seg)
+	}
+}
+
+// room waits for space for a record with a body of n bytes and returns it.
+// While the ring is full it asks the peer's waiter to drain, and it gives up
+// when the peer is gone or this transport closes. The caller holds
+// pr.out.mu.
+func (t *Transport) room(pr *peer, n int) ([]byte, error) {
+	rec := alignUp(recHdr + n)
+	for spin := 0; ; spin++ {
+		if b := pr.out.reserve(rec); b != nil {
+			return b[:rec], nil
+		}
+		if err := t.stall(pr, spin); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// stall is one step of waiting for a full ring to drain: a few yields, then
+// sleeps growing to a millisecond, with a drain request and a liveness check
+// every so often.
+func (t *Transport) stall(pr *peer, spin int) error {
+	if t.closing.Load() {
+		return errClosed
+	}
+	if spin%64 == 0 {
+		if !pr.seg.alive() {
+			return errPeerGone
+		}
+		wake(pr.seg)
+	}
+	if spin < 64 {
+		runtime.Gosched()
+	} else {
+		time.Sleep(min(time.Duration(spin-63)*10*time.Microsecond, time.Millisecond))
+	}
+	return nil
+}
+
+// queueCtrl owes peer pr a control record and tries to write it at once;
+// when the ring is full or busy, a flusher goroutine writes it later, so
+// the consumer calling this never waits.
+func (t *Transport) queueCtrl(pr *peer, typ byte, tok uint64) {
+	pr.ctrlMu.Lock()
+	pr.ctrl = append(pr.ctrl, ctrlRec{typ, tok})
+	pr.nctrl.Add(1)
+	t.ctrlQueued.Add(1)
+	pr.ctrlMu.Unlock()
+	if pr.out.mu.TryLock() {
+		done := t.flushCtrlLocked(pr)
+		pr.out.mu.Unlock()
+		if done {
+			return
+		}
+	}
+	t.startFlusher(pr)
+}
+
+// flushCtrlLocked writes the queued control records that fit now and
+// reports whether none is left. The caller holds pr.out.mu.
+func (t *Transport) flushCtrlLocked(pr *peer) bool {
+	pr.ctrlMu.Lock()
+	defer pr.ctrlMu.Unlock()
+	q := pr.ctrl
+	for len(q) > 0 {
+		b := pr.out.reserve(alignUp(recHdr + 8))
+		if b == nil {
+			break
+		}
+		putRecHdr(b, len(b), 8, q[0].typ)
+		binary.LittleEndian.PutUint64(b[recHdr:], q[0].token)
+		pr.out.publish(len(b))
+		q = q[1:]
+		pr.nctrl.Add(-1)
+		t.ctrlQueued.Add(-1)
+	}
+	wrote := len(pr.ctrl) - len(q)
+	pr.ctrl = append(pr.ctrl[:0], q...)
+	if wrote > 0 {
+		notify(pr)
+	}
+	return len(q) == 0
+}
+
+// startFlusher makes sure a goroutine writes pr's queued control records,
+// waiting for room as a sender does.
+func (t *Transport) startFlusher(pr *peer) {
+	if !pr.flusher.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		for {
+			t.life.RLock()
+			if !t.closing.Load() {
+				pr.out.mu.Lock()
+				for spin := 0; !t.flushCtrlLocked(pr); spin++ {
+					if t.stall(pr, spin) != nil {
+						break // closing, or the peer is gone: nobody waits for these
+					}
+				}
+				pr.out.mu.Unlock()
+			}
+			t.life.RUnlock()
+			pr.flusher.Store(false)
+			// A record queued while we were finishing would be stranded.
+			if pr.nctrl.Load() == 0 || t.closing.Load() || !pr.flusher.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}()
+}

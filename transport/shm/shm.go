@@ -1,0 +1,267 @@
+//go:build linux
+
+package shm
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// RingEnv names the environment variable that sets the bytes per ring of the
+// segments this process creates (a power of two, 64 KiB to 1 GiB). Each
+// receiver chooses its own; senders read it from the receiver's segment.
+const RingEnv = "GOMPI_SHM_RING"
+
+var (
+	errClosed   = errors.New("shm: transport closed")
+	errPeerGone = errors.New("shm: peer process exited or closed its segment")
+)
+
+// Transport reaches the ranks of the other processes of this host through
+// their segments, and this process's own ranks directly.
+type Transport struct {
+	cfg   Config
+	base  int // first world rank of this process
+	own   *segment
+	in    []*inRing // by sending process; nil for this process
+	peers []atomic.Pointer[peer]
+
+	cma    bool // this process may read others with process_vm_readv
+	cmaWhy string
+	// spinFor is how long a rank polls before it sleeps (SpinBeforeSleep),
+	// zero when the process hosts more ranks than processors.
+	spinFor time.Duration
+
+	// life is held shared by every operation that touches a mapping and
+	// exclusively by Close, which unmaps.
+	life     sync.RWMutex
+	closing  atomic.Bool
+	attachMu sync.Mutex
+
+	pendMu  sync.Mutex
+	pending map[uint64]*transport.Frame // borrowed frames a peer is reading
+	nextTok uint64
+
+	ctrlQueued atomic.Int32 // control records waiting for room, all peers
+
+	waiterDone chan struct{}
+	wakeups    atomic.Uint64 // times the waiter woke: what sleeping cost senders
+
+	errMu sync.Mutex
+	err   error
+}
+
+// peer is this process's view of another local process's segment.
+type peer struct {
+	proc    int
+	seg     *segment
+	out     outRing // our ring in its segment
+	ctrlMu  sync.Mutex
+	ctrl    []ctrlRec
+	nctrl   atomic.Int32
+	flusher atomic.Bool
+}
+
+// ctrlRec is a completion owed to a peer. It is queued because whoever
+// produces it (a rank freeing a received frame) must never wait for room in
+// a ring: the peer may be waiting for room in ours.
+type ctrlRec struct {
+	typ   byte
+	token uint64
+}
+
+type partialFrame struct {
+	f   *transport.Frame
+	ib  *transport.Inbox
+	got int
+}
+
+// Open creates this process's receive segment and registers the transport
+// as a poller of cfg.Inboxes. Every local process calls it before the job's
+// init barrier; peers' segments are attached on first use.
+func Open(cfg Config) (*Transport, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = "/dev/shm"
+	}
+	// Our own copies: the caller may reuse its slices.
+	cfg.RankBase = append([]int(nil), cfg.RankBase...)
+	cfg.Inboxes = append([]*transport.Inbox(nil), cfg.Inboxes...)
+	ringSize, err := ringSizeFor(cfg.NLocal)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transport{
+		cfg:        cfg,
+		base:       cfg.RankBase[cfg.LocalProc],
+		in:         make([]*inRing, cfg.NLocal),
+		peers:      make([]atomic.Pointer[peer], cfg.NLocal),
+		pending:    map[uint64]*transport.Frame{},
+		waiterDone: make(chan struct{}),
+	}
+	if len(cfg.Inboxes) <= runtime.GOMAXPROCS(0) {
+		t.spinFor = SpinBeforeSleep
+		if s := os.Getenv(SpinEnv); s != "" {
+			if t.spinFor, err = time.ParseDuration(s); err != nil || t.spinFor < 0 {
+				return nil, fmt.Errorf("shm: %s=%q: want a duration such as 500us", SpinEnv, s)
+			}
+		}
+	}
+	t.cma, t.cmaWhy = probeCMA()
+	t.own, err = createSegment(segmentPath(cfg.Dir, cfg.JobID, cfg.LocalProc), cfg.NLocal, ringSize, t.cma)
+	if err != nil {
+		return nil, err
+	}
+	for i := range t.in {
+		if i != cfg.LocalProc {
+			t.in[i] = &inRing{ringView: t.own.ring(i), from: i}
+		}
+	}
+	for _, ib := range cfg.Inboxes {
+		ib.AddPoller(t)
+	}
+	go t.waiter()
+	return t, nil
+}
+
+func (c *Config) check() error {
+	switch {
+	case c.JobID == "" || strings.ContainsAny(c.JobID, "/\x00"):
+		return fmt.Errorf("shm: bad job id %q", c.JobID)
+	case c.NLocal < 1 || c.LocalProc < 0 || c.LocalProc >= c.NLocal:
+		return fmt.Errorf("shm: local process %d of %d", c.LocalProc, c.NLocal)
+	case len(c.RankBase) != c.NLocal+1:
+		return fmt.Errorf("shm: RankBase has %d entries, want %d", len(c.RankBase), c.NLocal+1)
+	}
+	for i := 0; i < c.NLocal; i++ {
+		if c.RankBase[i] < 0 || c.RankBase[i] > c.RankBase[i+1] {
+			return fmt.Errorf("shm: RankBase %v is not a nondecreasing list of ranks", c.RankBase)
+		}
+	}
+	if n := c.RankBase[c.LocalProc+1] - c.RankBase[c.LocalProc]; len(c.Inboxes) != n {
+		return fmt.Errorf("shm: %d inboxes for the %d ranks of local process %d", len(c.Inboxes), n, c.LocalProc)
+	}
+	for i, ib := range c.Inboxes {
+		if ib == nil {
+			return fmt.Errorf("shm: inbox %d is nil", i)
+		}
+	}
+	return nil
+}
+
+// ringSizeFor picks the ring size: 512 KiB per ring, less when many local
+// processes would make a segment larger than 32 MiB.
+func ringSizeFor(nlocal int) (uint64, error) {
+	if s := os.Getenv(RingEnv); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || n < minRing || n > maxRing || n&(n-1) != 0 {
+			return 0, fmt.Errorf("shm: %s=%q: want a power of two from %d to %d", RingEnv, s, minRing, maxRing)
+		}
+		return n, nil
+	}
+	size := uint64(512 << 10)
+	for size > minRing && uint64(nlocal)*size > 32<<20 {
+		size /= 2
+	}
+	return size, nil
+}
+
+// Path says how large (rendezvous) payloads travel from this process.
+func (t *Transport) Path() string {
+	if t.cma {
+		return "single copy (process_vm_readv)"
+	}
+	return "copy through the ring (" + t.cmaWhy + ")"
+}
+
+// Err returns the first fault found in an incoming ring (a corrupt record or
+// a failed read), after which that ring is no longer read.
+func (t *Transport) Err() error {
+	t.errMu.Lock()
+	defer t.errMu.Unlock()
+	return t.err
+}
+
+func (t *Transport) fail(r *inRing, err error) {
+	r.broken = err
+	t.errMu.Lock()
+	if t.err == nil {
+		t.err = err
+	}
+	t.errMu.Unlock()
+}
+
+// procOf returns the local process hosting world rank d, or -1.
+func (t *Transport) procOf(d int) int {
+	rb := t.cfg.RankBase
+	if d < rb[0] || d >= rb[len(rb)-1] {
+		return -1
+	}
+	return sort.SearchInts(rb, d+1) - 1
+}
+
+func (t *Transport) inboxOf(d int32) (*transport.Inbox, error) {
+	i := int(d) - t.base
+	if i < 0 || i >= len(t.cfg.Inboxes) {
+		return nil, fmt.Errorf("shm: frame for rank %d, which process %d does not host", d, t.cfg.LocalProc)
+	}
+	return t.cfg.Inboxes[i], nil
+}
+
+// peer returns the attached peer p, attaching on first use. Callers hold
+// t.life shared.
+func (t *Transport) peer(p int) (*peer, error) {
+	if pr := t.peers[p].Load(); pr != nil {
+		return pr, nil
+	}
+	t.attachMu.Lock()
+	defer t.attachMu.Unlock()
+	if pr := t.peers[p].Load(); pr != nil {
+		return pr, nil
+	}
+	seg, err := attachSegment(segmentPath(t.cfg.Dir, t.cfg.JobID, p), t.cfg.NLocal)
+	if err != nil {
+		return nil, err
+	}
+	pr := &peer{proc: p, seg: seg}
+	pr.out.ringView = seg.ring(t.cfg.LocalProc)
+	pr.out.pos = pr.out.tail.Load()
+	pr.out.seenHead = pr.out.head.Load()
+	t.peers[p].Store(pr)
+	return pr, nil
+}
+
+// Close stops the waiter, unmaps every segment and removes this process's
+// segment file. Senders blocked on a full ring return an error.
+func (t *Transport) Close() error {
+	if !t.closing.CompareAndSwap(false, true) {
+		return nil
+	}
+	t.own.u32(offClosed).Store(1)
+	wake(t.own)
+	<-t.waiterDone
+	t.life.Lock()
+	defer t.life.Unlock()
+	for i := range t.peers {
+		if pr := t.peers[i].Load(); pr != nil {
+			pr.seg.unmap()
+		}
+	}
+	t.own.unmap()
+	if err := os.Remove(t.own.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("shm: removing segment: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,424 @@
+//go:build linux
+
+package shm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/transport"
+	"golang.org/x/sys/unix"
+)
+
+// sizes crosses every path: empty, small, the largest single record of the
+// default 512 KiB ring, one byte more (chunked), and several chunks.
+var sizes = []int{0, 1, 8, 52, 100, 4095, 4096, 32 << 10, 128<<10 - recHdr - transport.HeaderSize, 128<<10 - recHdr - transport.HeaderSize + 1, 300 << 10, 1 << 20, 3<<20 + 5}
+
+// TestOrderAndSizes sends every size, copied (eager) and borrowed
+// (rendezvous), from one process to the other and checks content, order,
+// and that every borrowed payload is released exactly once.
+func TestOrderAndSizes(t *testing.T) {
+	for _, cma := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cma=%v", cma), func(t *testing.T) {
+			if !cma {
+				t.Setenv(CMAEnv, "0")
+			}
+			g := openGroup(t, "order", 1, 1)
+			if got := strings.HasPrefix(g.trs[0].Path(), "single"); cma && !got {
+				t.Skipf("single-copy path unavailable: %s", g.trs[0].Path())
+			} else if !cma && got {
+				t.Fatalf("path %q with %s=0", g.trs[0].Path(), CMAEnv)
+			}
+			var released atomic.Int64
+			seq := 0
+			for _, borrow := range []bool{false, true} {
+				for _, size := range sizes {
+					seq++
+					f := dataFrame(0, 1, seq, pattern(seq, size))
+					if borrow {
+						f.Borrow(func() { released.Add(1) })
+					}
+					if err := g.trs[0].Send(f); err != nil {
+						t.Fatalf("send %d bytes: %v", size, err)
+					}
+				}
+			}
+			seq = 0
+			for range 2 {
+				for _, size := range sizes {
+					seq++
+					f := recvFrame(g.inbox(1), 10*time.Second)
+					if err := checkFrame(f, 0, seq, size); err != nil {
+						t.Fatal(err)
+					}
+					f.Free()
+				}
+			}
+			if !waitFor(g.inbox(0), 10*time.Second, func() bool { return released.Load() == int64(len(sizes)) }) {
+				t.Fatalf("%d of %d borrowed payloads released", released.Load(), len(sizes))
+			}
+			if err := g.trs[1].Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestManyRanksConcurrent has every rank of three processes (two ranks
+// each) send to every other rank at once, each rank from its own goroutine,
+// and checks per-pair order. Run it with -race.
+func TestManyRanksConcurrent(t *testing.T) {
+	g := openGroup(t, "many", 2, 2, 2)
+	const nranks, msgs = 6, 150
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*nranks)
+	for src := range nranks {
+		wg.Add(2)
+		go func() { // sender
+			defer wg.Done()
+			tr := g.trs[src/2]
+			for i := range msgs {
+				for dst := range nranks {
+					if dst == src {
+						continue
+					}
+					size := (i * 37 * (dst + 1)) % 5000
+					if i%50 == 7 {
+						size = 200 << 10 // chunked
+					}
+					f := dataFrame(src, dst, i, pattern(i, size))
+					if i%3 == 0 && size > 0 {
+						f.Borrow(func() {})
+					}
+					if err := tr.Send(f); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+		go func() { // receiver: src is the receiving rank here
+			defer wg.Done()
+			next := make([]int, nranks)
+			for range msgs * (nranks - 1) {
+				f := recvFrame(g.inbox(src), 20*time.Second)
+				if f == nil {
+					errs <- fmt.Errorf("rank %d: timed out, next expected %v", src, next)
+					return
+				}
+				from := int(f.Src)
+				if f.SendID != uint64(next[from]) || int(f.Dst) != src {
+					errs <- fmt.Errorf("rank %d: got %v, want send id %d from %d", src, f, next[from], from)
+					return
+				}
+				size := (next[from] * 37 * (src + 1)) % 5000
+				if next[from]%50 == 7 {
+					size = 200 << 10
+				}
+				if err := checkFrame(f, from, next[from], size); err != nil {
+					errs <- err
+					return
+				}
+				f.Free()
+				next[from]++
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, tr := range g.trs {
+		if err := tr.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWakeAfterLongSleep lets the receiving rank fall asleep, then sends:
+// the futex wake-up must reach it, for eager and single-copy frames, and a
+// sender sleeping for its completion must be woken too.
+func TestWakeAfterLongSleep(t *testing.T) {
+	g := openGroup(t, "wake", 1, 1)
+	rx := g.inbox(1)
+	got := make(chan *transport.Frame, 1)
+	go func() { got <- recvFrame(rx, 20*time.Second) }()
+	waitAsleep(t, rx)
+	if err := g.trs[0].Send(dataFrame(0, 1, 1, pattern(1, 8))); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkFrame(<-got, 0, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+
+	// Large borrowed frame to a sleeping receiver; the sender then sleeps
+	// until the receiver's completion record wakes it.
+	go func() { got <- recvFrame(rx, 20*time.Second) }()
+	waitAsleep(t, rx)
+	var released atomic.Bool
+	f := dataFrame(0, 1, 2, pattern(2, 1<<20))
+	f.Borrow(func() { released.Store(true); g.inbox(0).Kick() })
+	if err := g.trs[0].Send(f); err != nil {
+		t.Fatal(err)
+	}
+	big := <-got
+	if err := checkFrame(big, 0, 2, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	big.Free() // the engine frees after reading: that completes the send
+	if !waitFor(g.inbox(0), 10*time.Second, released.Load) {
+		t.Fatal("borrowed payload never released")
+	}
+}
+
+// waitAsleep waits until ib's owner sleeps in Park for a while.
+func waitAsleep(t *testing.T, ib *transport.Inbox) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if asleep, _ := ib.Asleep(); asleep {
+			time.Sleep(50 * time.Millisecond) // a long sleep, not a nap
+			if asleep, _ := ib.Asleep(); asleep {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("receiver never went to sleep")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestFullRingDrainedByWaiter fills a small ring while the receiving rank
+// is not in MPI at all: the receiver's waiter must drain it so the sender
+// never depends on the receiving rank's progress.
+func TestFullRingDrainedByWaiter(t *testing.T) {
+	t.Setenv(RingEnv, "65536")
+	g := openGroup(t, "full", 1, 1)
+	const n = 200
+	for i := range n {
+		if err := g.trs[0].Send(dataFrame(0, 1, i, pattern(i, 3000))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		if err := checkFrame(recvFrame(g.inbox(1), 10*time.Second), 0, i, 3000); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPeerGone: a sender blocked on the full ring of a process that closed
+// gets an error rather than hanging.
+func TestPeerGone(t *testing.T) {
+	t.Setenv(RingEnv, "65536")
+	g := openGroup(t, "gone", 1, 1)
+	if err := g.trs[0].Send(dataFrame(0, 1, 0, nil)); err != nil {
+		t.Fatal(err)
+	}
+	g.trs[1].Close()
+	var err error
+	for i := 0; i < 1000 && err == nil; i++ {
+		err = g.trs[0].Send(dataFrame(0, 1, i, make([]byte, 8000)))
+	}
+	if err == nil {
+		t.Fatal("sending to a closed peer never failed")
+	}
+}
+
+// TestCorruptRing writes garbage where a record should be: the consumer
+// must report it, not panic, and stop reading that ring.
+func TestCorruptRing(t *testing.T) {
+	for name, rec := range map[string][]byte{
+		"length":    {0xff, 0xff, 0, 0, 0, 0, 0, 0, recFrame, 0, 0, 0, 0, 0, 0, 0},
+		"type":      {32, 0, 0, 0, 8, 0, 0, 0, 99},
+		"body":      {32, 0, 0, 0, 40, 0, 0, 0, recFrame},
+		"header":    {80, 0, 0, 0, 60, 0, 0, 0, recFrame, 0, 0, 0, 0, 0, 0, 0, 9},
+		"chunk":     {32, 0, 0, 0, 4, 0, 0, 0, recChunk},
+		"done":      append([]byte{32, 0, 0, 0, 8, 0, 0, 0, recDone, 0, 0, 0, 0, 0, 0, 0}, binary.LittleEndian.AppendUint64(nil, 12345)...),
+		"misrouted": misrouted(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := openGroup(t, "corrupt-"+name, 1, 1)
+			r := g.trs[1].own.ring(0)
+			copy(r.data, rec)
+			n := alignUp(max(len(rec), recHdr))
+			if l := binary.LittleEndian.Uint32(rec); int(l) > n && l < 1<<16 {
+				n = int(l)
+			}
+			r.tail.Store(uint64(n))
+			if g.trs[1].Poll(g.inbox(1)) {
+				t.Fatal("a corrupt record was delivered")
+			}
+			if g.trs[1].Err() == nil {
+				t.Fatal("corrupt record not reported")
+			}
+			t.Log(g.trs[1].Err())
+		})
+	}
+}
+
+// misrouted is a well-formed frame record for rank 7, which the receiving
+// process does not host.
+func misrouted() []byte {
+	b := make([]byte, alignUp(recHdr+transport.HeaderSize))
+	putRecHdr(b, len(b), transport.HeaderSize, recFrame)
+	transport.EncodeHeader(b[recHdr:], &transport.Header{Kind: transport.Req, Dst: 7})
+	return b
+}
+
+func TestBadConfig(t *testing.T) {
+	ib := transport.NewInbox()
+	for _, c := range []Config{
+		{JobID: "", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "a/b", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", NLocal: 2, LocalProc: 2, RankBase: []int{0, 1, 2}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", NLocal: 2, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", NLocal: 2, RankBase: []int{0, 2, 1}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", NLocal: 1, RankBase: []int{0, 2}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{nil}},
+		{JobID: "x", Dir: "/nonexistent-dir", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
+	} {
+		if tr, err := Open(c); err == nil {
+			tr.Close()
+			t.Errorf("Open(%+v) succeeded", c)
+		}
+	}
+}
+
+func TestSendErrors(t *testing.T) {
+	g := openGroup(t, "errs", 1, 1)
+	if err := g.trs[0].Send(dataFrame(0, 5, 0, nil)); err == nil {
+		t.Error("send to a rank of no process succeeded")
+	}
+	f := dataFrame(0, 1, 0, make([]byte, 10))
+	f.Size = 20
+	if err := g.trs[0].Send(f); err == nil {
+		t.Error("send of a frame whose size disagrees with its payload succeeded")
+	}
+	// Own process: delivered directly.
+	if err := g.trs[0].Send(dataFrame(0, 0, 3, pattern(3, 10))); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkFrame(recvFrame(g.inbox(0), time.Second), 0, 3, 10); err != nil {
+		t.Fatal(err)
+	}
+	g.trs[0].Close()
+	if err := g.trs[0].Send(dataFrame(0, 1, 0, nil)); err == nil {
+		t.Error("send after Close succeeded")
+	}
+}
+
+// TestCMARefusedAtRunTime: the receiver advertised single copy but the
+// kernel refuses process_vm_readv. That receive must fail with an error,
+// the sender's buffer must still be released, and the receiver must stop
+// advertising the path, so the next payload arrives through the ring.
+func TestCMARefusedAtRunTime(t *testing.T) {
+	g := openGroup(t, "refused", 1, 1)
+	if !g.trs[0].cma {
+		t.Skipf("single-copy path unavailable: %s", g.trs[0].Path())
+	}
+	cmaRead = func(int, uintptr, []byte) (int, error) { return 0, unix.EPERM }
+	defer func() { cmaRead = readRemote }()
+	var released atomic.Int32
+	for seq := 1; seq <= 2; seq++ {
+		f := dataFrame(0, 1, seq, pattern(seq, 1<<20))
+		f.Borrow(func() { released.Add(1); g.inbox(0).Kick() })
+		if err := g.trs[0].Send(f); err != nil {
+			t.Fatal(err)
+		}
+		// Rank 0 waits for its send, as the engine does, polling the
+		// completion.
+		sent := make(chan bool)
+		go func() {
+			sent <- waitFor(g.inbox(0), 10*time.Second, func() bool { return released.Load() == int32(seq) })
+		}()
+		got := recvFrame(g.inbox(1), 10*time.Second)
+		err := checkFrame(got, 0, seq, 1<<20)
+		if seq == 1 && (err == nil || !strings.Contains(err.Error(), "operation not permitted")) {
+			t.Fatalf("refused read: got error %v", err)
+		}
+		if seq == 2 && err != nil {
+			t.Fatal(err)
+		}
+		if got != nil {
+			got.Free()
+		}
+		if !<-sent {
+			t.Fatalf("borrowed frame %d never released", seq)
+		}
+		if g.trs[1].own.u32(offCMA).Load() != 0 {
+			t.Fatal("receiver still advertises single copy after a refusal")
+		}
+	}
+	if err := g.trs[1].Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWakeStress makes every wait a real sleep (no spinning) while two
+// ranks per process play ping-pong across processes, so that every send
+// races with its receiver falling asleep and with the other rank of the
+// process polling the same ring. A lost wake-up shows as a timeout.
+func TestWakeStress(t *testing.T) {
+	t.Setenv(SpinEnv, "0s")
+	spin := transport.SpinIters
+	transport.SpinIters = 1
+	defer func() { transport.SpinIters = spin }()
+	g := openGroup(t, "wakestress", 2, 2)
+	const rounds = 300
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for _, pair := range [][2]int{{0, 2}, {1, 3}} {
+		for side := range 2 {
+			me, peer := pair[side], pair[1-side]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range rounds {
+					if side == 0 {
+						if err := g.trs[me/2].Send(dataFrame(me, peer, i, pattern(i, 8))); err != nil {
+							errs <- err
+							return
+						}
+					}
+					f := recvFrame(g.inbox(me), 10*time.Second)
+					if err := checkFrame(f, peer, i, 8); err != nil {
+						errs <- fmt.Errorf("rank %d round %d: %v", me, i, err)
+						return
+					}
+					f.Free()
+					if side == 1 {
+						if err := g.trs[me/2].Send(dataFrame(me, peer, i, pattern(i, 8))); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	var naps, wakeups uint64
+	for r := range 4 {
+		_, n := g.inbox(r).Asleep()
+		naps += n
+	}
+	for _, tr := range g.trs {
+		wakeups += tr.wakeups.Load()
+	}
+	t.Logf("%d sleeps, %d waiter wake-ups", naps, wakeups)
+	if naps < rounds {
+		t.Errorf("only %d sleeps in %d round trips: the test did not exercise sleeping", naps, 2*rounds)
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

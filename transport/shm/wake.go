@@ -1,0 +1,113 @@
+//go:build linux
+
+package shm
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/gompi/gompi/transport"
+	"golang.org/x/sys/unix"
+)
+
+// Wake-up protocol. Ranks poll their rings themselves while they spin; only
+// when one is about to sleep must a sender in another process act. The
+// sleeping rank raises its segment's sleepers count (Sleeping), then makes
+// its final poll, waiting for any ring another goroutine is reading (that
+// one may have looked too early); a sender publishes its record, then reads
+// sleepers. Both
+// sides store then load with sequentially consistent atomics, so at least
+// one sees the other: either the final poll finds the record, or the sender
+// sees a sleeper, bumps the segment's futex word and wakes the owner's
+// waiter goroutine. The waiter drains every ring into the inboxes, and
+// Inbox.Deliver kicks the sleeping owner. While no rank sleeps the waiter
+// costs nothing and a send costs no system call.
+//
+// Senders whose ring is full also wake the waiter (regardless of sleepers),
+// so a send never depends on a receiving rank entering MPI.
+
+const (
+	futexWait = 0 // FUTEX_WAIT, shared (no FUTEX_PRIVATE_FLAG): the word is in a shared mapping
+	futexWake = 1
+)
+
+func futex(word *atomic.Uint32, op, val uintptr) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(word)), op, val, 0, 0, 0)
+}
+
+// wake wakes the waiter of segment s.
+func wake(s *segment) {
+	w := s.u32(offSeq)
+	w.Add(1)
+	futex(w, futexWake, 1)
+}
+
+// SpinBeforeSleep is how long a rank that is about to sleep keeps polling
+// the rings first, when its process hosts no more ranks than it has
+// processors (a real run, one rank per process). The inbox's own short spin
+// suits ranks woken by goroutines of their process; a wake-up from another
+// process costs a futex call on the sender and a thread wake-up here, which
+// on a loaded host can take longer than the peer needs to answer, and a
+// 1 MiB transfer takes longer than the inbox spins. The bound keeps a long
+// wait from burning a core.
+// SpinEnv overrides it (a Go duration, such as 200us or 10ms) for the
+// transports opened afterwards.
+var SpinBeforeSleep = time.Millisecond
+
+// SpinEnv names the environment variable that sets SpinBeforeSleep.
+const SpinEnv = "GOMPI_SHM_SPIN"
+
+// spinYieldEvery is how many polls spinPoll makes between yields. Yielding
+// is a courtesy to other goroutines of the process, and not a cheap one: with
+// an idle processor the runtime wakes another thread on every yield.
+const spinYieldEvery = 4096
+
+// Sleeping implements transport.SleepWatcher.
+func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
+	if !asleep {
+		t.own.u32(offSleepers).Add(^uint32(0))
+		return
+	}
+	if t.spinFor > 0 {
+		t.spinPoll(ib)
+	}
+	t.own.u32(offSleepers).Add(1)
+	// The inbox's final check polls too, but skips rings that another
+	// goroutine holds; this one waits for them.
+	t.drain(ib, true)
+}
+
+// spinPoll polls until ib gets a frame or a Kick (Asleep turns false) or the
+// spin time is up.
+func (t *Transport) spinPoll(ib *transport.Inbox) {
+	start := time.Now()
+	for i := 1; ; i++ {
+		t.drain(ib, false)
+		if sleeping, _ := ib.Asleep(); !sleeping {
+			return
+		}
+		if i%256 == 0 && time.Since(start) > t.spinFor {
+			return
+		}
+		if i%spinYieldEvery == 0 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// waiter drains the rings whenever a sender wakes it, until Close.
+func (t *Transport) waiter() {
+	defer close(t.waiterDone)
+	seq := t.own.u32(offSeq)
+	for {
+		s := seq.Load()
+		if t.closing.Load() {
+			return
+		}
+		t.drain(nil, true)
+		futex(seq, futexWait, uintptr(s))
+		t.wakeups.Add(1)
+	}
+}
