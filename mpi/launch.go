@@ -71,7 +71,15 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	if force != "" && force != "tcp" && force != "shm" {
 		return fmt.Errorf("%s=%q: want tcp, shm or nothing", launch.EnvTransport, force)
 	}
-	cfg, err := newConfig(nil)
+	virt, err := virtualFromEnv(env.Size)
+	if err != nil {
+		return err
+	}
+	var opts []Option
+	if virt != nil {
+		opts = append(opts, WithVirtual(virt))
+	}
+	cfg, err := newConfig(opts)
 	if err != nil {
 		return err
 	}
@@ -176,6 +184,14 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	}
 	if err := w.run(fn); err != nil {
 		return err // not reached: exitFn ends the process on failure
+	}
+	if virt != nil {
+		if err := virt.Err(); err != nil {
+			return err
+		}
+		if err := publishVirtual(client, env.Proc, virt); err != nil {
+			return err
+		}
 	}
 	_, err = client.Barrier(launch.BarrierFinalize)
 	return err

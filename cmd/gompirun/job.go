@@ -80,6 +80,9 @@ func run(o *options, exe string) int {
 			Procs: o.np, Proc: i, RankBase: p.base, NRanks: p.n}
 		p.cmd = exec.Command(exe, o.args...)
 		p.cmd.Env = append(os.Environ(), env.Vars()...)
+		if o.virt != nil {
+			p.cmd.Env = append(p.cmd.Env, o.virt.env()...)
+		}
 		if i == 0 {
 			in, err := stdinFor(p)
 			if err != nil {
@@ -104,6 +107,7 @@ func run(o *options, exe string) int {
 	}
 
 	exits := make(chan exit, o.np)
+	t0 := time.Now()
 	started, release := spawn(procs, exits)
 	if err := <-started; err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
@@ -169,6 +173,12 @@ func run(o *options, exe string) int {
 	if first != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %s\n", first.msg)
 		return first.code
+	}
+	if o.virt != nil {
+		if err := o.virt.finish(ex, o.np, time.Since(t0), os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: prediction report: %v\n", err)
+			return 1
+		}
 	}
 	return 0
 }

@@ -17,9 +17,14 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/gompi/gompi/vtime"
 )
 
-const usageLine = "usage: gompirun -np N [-ranks P] [-tag-output] [-timeout D] PROGRAM [ARGS...]"
+// defaultMachine is the target of -virtual without -machine.
+var defaultMachine = vtime.DefaultPreset
+
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-tag-output] [-timeout D] PROGRAM [ARGS...]"
 
 // options are the parsed command line.
 type options struct {
@@ -29,6 +34,15 @@ type options struct {
 	timeout time.Duration
 	prog    string
 	args    []string
+
+	// Virtual time (-virtual P): P ranks over the np processes, the
+	// execution time predicted for a target machine.
+	virtual     int
+	machine     string
+	cpuScale    float64
+	cpuScaleSet bool
+	report      string
+	virt        *virtualRun
 }
 
 func parse(args []string) (*options, error) {
@@ -40,9 +54,18 @@ func parse(args []string) (*options, error) {
 	fs.IntVar(&o.ranks, "ranks", 0, "total ranks, placed in contiguous blocks over the processes (default: one per process)")
 	fs.BoolVar(&o.tag, "tag-output", false, "prefix every output line with the rank(s) that wrote it")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end the job after this long (0: no limit)")
+	fs.IntVar(&o.virtual, "virtual", 0, "virtual time: P ranks over the processes, execution time predicted for -machine")
+	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
+	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
+	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "cpu-scale" {
+			o.cpuScaleSet = true
+		}
+	})
 	if fs.NArg() == 0 {
 		return nil, errors.New("no program given")
 	}
@@ -50,8 +73,21 @@ func parse(args []string) (*options, error) {
 	if o.np < 1 {
 		return nil, fmt.Errorf("-np %d: need at least one process", o.np)
 	}
+	if o.virtual != 0 {
+		if o.ranks != 0 {
+			return nil, fmt.Errorf("-ranks and -virtual both given: -virtual P sets the number of ranks")
+		}
+		if o.virtual < o.np {
+			return nil, fmt.Errorf("-virtual %d: need at least one rank per process (-np %d)", o.virtual, o.np)
+		}
+		o.ranks = o.virtual
+	}
 	if o.ranks == 0 {
 		o.ranks = o.np
+	}
+	var err error
+	if o.virt, err = prepareVirtual(o); err != nil {
+		return nil, err
 	}
 	if o.ranks < o.np {
 		return nil, fmt.Errorf("-ranks %d: need at least one rank per process (-np %d)", o.ranks, o.np)
