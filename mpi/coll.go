@@ -1,0 +1,117 @@
+package mpi
+
+// Collective operations are schedules of the engine's own sends and
+// receives on the communicator's collective context (c.ctx+1), as MPICH
+// builds them: a virtual run sees every message a real MPI library would
+// send. One tag per collective kind suffices: MPI requires every rank to
+// call the collectives of a communicator in the same order, and the engine
+// never lets two messages between the same pair on one context overtake.
+//
+// The algorithms work on bytes (element size and a combining function come
+// from the typed wrappers), so one implementation serves every type.
+const (
+	tagBarrier = iota + 1
+	tagBcast
+	tagReduce
+	tagAllreduce
+	tagGather
+	tagScatter
+	tagAllgather
+	tagAlltoall
+	tagRedScat
+	tagScan
+	tagExscan
+)
+
+// csend starts a send of buf to comm rank to on the collective context.
+func (c *Comm) csend(buf []byte, to, tag int) *Request {
+	return c.r.isend(c, buf, c.group.worldRank(to), tag, c.ctx+1, false)
+}
+
+// crecv starts a receive into buf from comm rank from on the collective
+// context.
+func (c *Comm) crecv(buf []byte, from, tag int) *Request {
+	return c.r.irecv(c, buf, c.group.worldRank(from), tag, c.ctx+1)
+}
+
+// waitColl waits for reqs and returns the first failure's own error (not
+// the ErrInStatus wrapper: a collective has no statuses to inspect).
+func waitColl(reqs ...*Request) error {
+	if len(reqs) == 1 {
+		_, err := reqs[0].Wait()
+		return err
+	}
+	st, err := Waitall(reqs)
+	if err == nil {
+		return nil
+	}
+	for _, s := range st {
+		if s.Err != nil {
+			return s.Err
+		}
+	}
+	return err
+}
+
+// exchange sends sb to rank to and receives rb from rank from, concurrently.
+func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
+	rq := c.crecv(rb, from, tag)
+	sq := c.csend(sb, to, tag)
+	return waitColl(rq, sq)
+}
+
+// send and recv are the blocking halves.
+func (c *Comm) send(b []byte, to, tag int) error   { return waitColl(c.csend(b, to, tag)) }
+func (c *Comm) recv(b []byte, from, tag int) error { return waitColl(c.crecv(b, from, tag)) }
+
+// begin validates the communicator at the start of a collective.
+func (c *Comm) begin() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	c.r.checkAbort()
+	return nil
+}
+
+func (c *Comm) checkRoot(root int, what string) error {
+	if root < 0 || root >= c.Size() {
+		return errorf(ClassRoot, "%s: root %d out of range [0,%d)", what, root, c.Size())
+	}
+	return nil
+}
+
+// pof2Below is the largest power of two not above n (n >= 1).
+func pof2Below(n int) int {
+	p := 1
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}
+
+func isPof2(n int) bool { return n > 0 && n&(n-1) == 0 }
+
+// ceilLog2 is the number of rounds of a doubling algorithm over n ranks.
+func ceilLog2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
+
+// Barrier blocks until every rank of c has entered it (MPI_Barrier). It
+// uses the dissemination algorithm: ceil(log2 n) rounds, in round k each
+// rank sends an empty message to rank+2^k and receives one from rank-2^k.
+func (c *Comm) Barrier() error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	n, me := c.Size(), c.rank
+	for mask := 1; mask < n; mask <<= 1 {
+		if err := c.exchange(nil, (me+mask)%n, nil, (me-mask+n)%n, tagBarrier); err != nil {
+			return err
+		}
+	}
+	return nil
+}

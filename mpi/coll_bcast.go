@@ -1,0 +1,149 @@
+package mpi
+
+// Bcast sends buf of rank root to every rank of c, which receive it into
+// their buf (MPI_Bcast). Every rank passes a buffer of the same length.
+func Bcast[T Numeric](c *Comm, buf []T, root int) error {
+	return c.bcast(asBytes(buf), root)
+}
+
+func (c *Comm) bcast(buf []byte, root int) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	if err := c.checkRoot(root, "Bcast"); err != nil {
+		return err
+	}
+	n, nb := c.Size(), len(buf)
+	if n == 1 {
+		return nil
+	}
+	a, err := forced(collBcast)
+	if err != nil {
+		return err
+	}
+	if a == algoScatterRecDbl && !isPof2(n) {
+		a = algoAuto
+	}
+	if a == algoAuto {
+		switch {
+		case nb < BcastShortMsgSize || n < BcastMinProcs:
+			a = algoBinomial
+		case nb < BcastLongMsgSize && isPof2(n):
+			a = algoScatterRecDbl
+		default:
+			a = algoScatterRing
+		}
+	}
+	if a == algoBinomial {
+		return c.bcastBinomial(buf, root)
+	}
+	if err := c.scatterForBcast(buf, root); err != nil {
+		return err
+	}
+	if a == algoScatterRecDbl {
+		return c.bcastRecDblAllgather(buf, root)
+	}
+	return c.bcastRingAllgather(buf, root)
+}
+
+// bcastBinomial: ranks relative to root form a binomial tree; a rank
+// receives from its parent, then sends to its children, farthest first.
+func (c *Comm) bcastBinomial(buf []byte, root int) error {
+	n := c.Size()
+	rel := (c.rank - root + n) % n
+	mask := 1
+	for mask < n {
+		if rel&mask != 0 {
+			if err := c.recv(buf, (rel-mask+root)%n, tagBcast); err != nil {
+				return err
+			}
+			break
+		}
+		mask <<= 1
+	}
+	var reqs []*Request
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if rel+mask < n {
+			reqs = append(reqs, c.csend(buf, (rel+mask+root)%n, tagBcast))
+		}
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	return waitColl(reqs...)
+}
+
+// bcastChunk is the byte range of relative rank j's chunk when buf is cut
+// into n chunks of ceil(len/n) bytes (the last ones may be short or empty).
+func bcastChunk(nb, n, j, k int) (lo, hi int) {
+	ss := (nb + n - 1) / n
+	lo, hi = min(j*ss, nb), min((j+k)*ss, nb)
+	return lo, hi
+}
+
+// scatterForBcast is a binomial scatter of root's buffer: afterwards
+// relative rank j holds (at least) chunk j in place.
+func (c *Comm) scatterForBcast(buf []byte, root int) error {
+	n, nb := c.Size(), len(buf)
+	rel := (c.rank - root + n) % n
+	mask := 1
+	for mask < n {
+		if rel&mask != 0 {
+			lo, hi := bcastChunk(nb, n, rel, mask)
+			if hi > lo {
+				if err := c.recv(buf[lo:hi], (rel-mask+root)%n, tagBcast); err != nil {
+					return err
+				}
+			}
+			break
+		}
+		mask <<= 1
+	}
+	var reqs []*Request
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if rel+mask < n {
+			lo, hi := bcastChunk(nb, n, rel+mask, mask)
+			if hi > lo {
+				reqs = append(reqs, c.csend(buf[lo:hi], (rel+mask+root)%n, tagBcast))
+			}
+		}
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	return waitColl(reqs...)
+}
+
+// bcastRingAllgather circulates the chunks around the ring of relative
+// ranks: n-1 steps, each passing one chunk to the right.
+func (c *Comm) bcastRingAllgather(buf []byte, root int) error {
+	n, nb := c.Size(), len(buf)
+	rel := (c.rank - root + n) % n
+	right, left := (c.rank+1)%n, (c.rank-1+n)%n
+	j, jnext := rel, (rel-1+n)%n
+	for i := 1; i < n; i++ {
+		slo, shi := bcastChunk(nb, n, j, 1)
+		rlo, rhi := bcastChunk(nb, n, jnext, 1)
+		if err := c.exchange(buf[slo:shi], right, buf[rlo:rhi], left, tagBcast); err != nil {
+			return err
+		}
+		j, jnext = jnext, (jnext-1+n)%n
+	}
+	return nil
+}
+
+// bcastRecDblAllgather gathers the chunks by recursive doubling (n a power
+// of two): in round k a rank swaps the 2^k chunks it holds with rank^2^k.
+func (c *Comm) bcastRecDblAllgather(buf []byte, root int) error {
+	n, nb := c.Size(), len(buf)
+	rel := (c.rank - root + n) % n
+	for mask := 1; mask < n; mask <<= 1 {
+		dst := rel ^ mask
+		slo, shi := bcastChunk(nb, n, rel&^(mask-1), mask)
+		rlo, rhi := bcastChunk(nb, n, dst&^(mask-1), mask)
+		if err := c.exchange(buf[slo:shi], (dst+root)%n, buf[rlo:rhi], (dst+root)%n, tagBcast); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,426 @@
+package mpi
+
+// Reduce combines send of every rank with op, element by element, into recv
+// of rank root (MPI_Reduce). recv is only used at root, where it must hold
+// at least len(send) elements; the others may pass nil.
+func Reduce[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	if c != nil && c.rank == root {
+		if len(recv) < len(send) {
+			return errorf(ClassCount, "Reduce: receive buffer of %d elements is shorter than the %d sent", len(recv), len(send))
+		}
+		out = asBytes(recv[:len(send)])
+	}
+	return c.reduce(asBytes(send), out, &rd, root)
+}
+
+// ReduceInPlace is Reduce with MPI_IN_PLACE at the root: every rank passes
+// its contribution in buf, and root's buf is replaced by the result. The
+// other ranks' buf is left unchanged.
+func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	if c != nil && c.rank == root {
+		out = asBytes(buf)
+	}
+	return c.reduce(asBytes(buf), out, &rd, root)
+}
+
+// Allreduce combines send of every rank with op into recv of every rank
+// (MPI_Allreduce). recv must hold at least len(send) elements.
+func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	if len(recv) < len(send) {
+		return errorf(ClassCount, "Allreduce: receive buffer of %d elements is shorter than the %d sent", len(recv), len(send))
+	}
+	return c.allreduce(asBytes(send), asBytes(recv[:len(send)]), &rd)
+}
+
+// AllreduceInPlace is Allreduce with MPI_IN_PLACE: buf holds the rank's
+// contribution and is replaced by the result.
+func AllreduceInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	return c.allreduce(asBytes(buf), asBytes(buf), &rd)
+}
+
+// reduce combines data of every rank into out at root (out may alias data).
+func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	if err := c.checkRoot(root, "Reduce"); err != nil {
+		return err
+	}
+	if len(data)%rd.size != 0 {
+		return errorf(ClassCount, "Reduce: buffer of %d bytes is not whole elements", len(data))
+	}
+	n, count := c.Size(), len(data)/rd.size
+	if n == 1 {
+		copy(out, data)
+		return nil
+	}
+	a, err := forced(collReduce)
+	if err != nil {
+		return err
+	}
+	rabenOK := rd.commute && count >= pof2Below(n)
+	if a == algoAuto || a == algoRabenseifner && !rabenOK {
+		a = algoBinomial
+		if rabenOK && len(data) > ReduceShortMsgSize {
+			a = algoRabenseifner
+		}
+	}
+	acc := make([]byte, len(data))
+	copy(acc, data)
+	if a == algoRabenseifner {
+		err = c.reduceRabenseifner(acc, rd, root)
+	} else {
+		err = c.reduceBinomial(acc, rd, root)
+	}
+	if err == nil && c.rank == root {
+		copy(out, acc)
+	}
+	return err
+}
+
+// reduceBinomial: a binomial tree over ranks relative to root; each rank
+// combines its children's partial results, then sends to its parent. For a
+// non-commutative operation the tree is rooted at rank 0 (so partial results
+// always cover consecutive ranks) and rank 0 sends the result to root.
+func (c *Comm) reduceBinomial(acc []byte, rd *reduction, root int) error {
+	n := c.Size()
+	lroot := root
+	if !rd.commute {
+		lroot = 0
+	}
+	rel := (c.rank - lroot + n) % n
+	var tmp []byte
+	for mask := 1; mask < n; mask <<= 1 {
+		if rel&mask != 0 {
+			if err := c.send(acc, (rel&^mask+lroot)%n, tagReduce); err != nil {
+				return err
+			}
+			break
+		}
+		if src := rel | mask; src < n {
+			if tmp == nil {
+				tmp = make([]byte, len(acc))
+			}
+			if err := c.recv(tmp, (src+lroot)%n, tagReduce); err != nil {
+				return err
+			}
+			rd.applyRev(acc, tmp)
+		}
+	}
+	if lroot != root {
+		switch c.rank {
+		case lroot:
+			return c.send(acc, root, tagReduce)
+		case root:
+			return c.recv(acc, lroot, tagReduce)
+		}
+	}
+	return nil
+}
+
+// The recursive-halving algorithms (Rabenseifner) first fold the ranks
+// above the largest power of two pof2 below n: of the first 2*rem ranks
+// (rem = n - pof2) each even one sends its data to the odd one above it and
+// sits out. The remaining pof2 ranks are renumbered 0..pof2-1 in order.
+
+// foldIn performs the fold and returns the caller's new rank, or -1 when it
+// sits out.
+func (c *Comm) foldIn(acc []byte, rd *reduction, tag int) (int, error) {
+	n, me := c.Size(), c.rank
+	rem := n - pof2Below(n)
+	if me >= 2*rem {
+		return me - rem, nil
+	}
+	if me%2 == 0 {
+		return -1, c.send(acc, me+1, tag)
+	}
+	tmp := make([]byte, len(acc))
+	if err := c.recv(tmp, me-1, tag); err != nil {
+		return -1, err
+	}
+	rd.apply(tmp, acc)
+	return me / 2, nil
+}
+
+// foldOut gives the ranks that sat out the final result.
+func (c *Comm) foldOut(acc []byte, tag int) error {
+	n, me := c.Size(), c.rank
+	rem := n - pof2Below(n)
+	if me >= 2*rem {
+		return nil
+	}
+	if me%2 == 0 {
+		return c.recv(acc, me+1, tag)
+	}
+	return c.send(acc, me-1, tag)
+}
+
+// oldRank maps a new rank of the fold back to the communicator's.
+func oldRank(newrank, rem int) int {
+	if newrank < rem {
+		return 2*newrank + 1
+	}
+	return newrank + rem
+}
+
+// blockDispls cuts count elements of size bytes into p blocks: count/p each,
+// the remainder to the last (MPICH's layout). disp[i] is block i's byte
+// offset; disp[p] the total.
+func blockDispls(count, size, p int) []int {
+	disp := make([]int, p+1)
+	for i := 0; i < p; i++ {
+		disp[i] = i * (count / p) * size
+	}
+	disp[p] = count * size
+	return disp
+}
+
+// halvingSteps runs recursive-halving reduce-scatter steps, one per mask in
+// masks, among the pof2 ranks left after the fold. Blocks [lo,hi) are those
+// the caller is responsible for; each step halves them, keeping the lower
+// half when the mask's bit of newrank is 0, and exchanges the other half
+// with newrank^mask. It returns the blocks the caller ends with.
+func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd *reduction, tag int) (lo, hi int, err error) {
+	rem := c.Size() - pof2Below(c.Size())
+	lo, hi = 0, len(disp)-1
+	tmp := make([]byte, len(acc))
+	for _, m := range masks {
+		partner := newrank ^ m
+		mid := (lo + hi) / 2
+		klo, khi, slo, shi := lo, mid, mid, hi
+		if newrank&m != 0 {
+			klo, khi, slo, shi = mid, hi, lo, mid
+		}
+		keep, in := acc[disp[klo]:disp[khi]], tmp[disp[klo]:disp[khi]]
+		if err := c.exchange(acc[disp[slo]:disp[shi]], oldRank(partner, rem), in, oldRank(partner, rem), tag); err != nil {
+			return 0, 0, err
+		}
+		if partner < newrank {
+			rd.apply(in, keep)
+		} else {
+			rd.applyRev(keep, in)
+		}
+		lo, hi = klo, khi
+	}
+	return lo, hi, nil
+}
+
+// ascendingMasks is 1, 2, 4, ... below pof2.
+func ascendingMasks(pof2 int) []int {
+	var m []int
+	for k := 1; k < pof2; k <<= 1 {
+		m = append(m, k)
+	}
+	return m
+}
+
+// reduceRabenseifner: recursive-halving reduce-scatter, then a binomial
+// gather of the reduced blocks to root (MPICH's reduce_scatter_gather).
+func (c *Comm) reduceRabenseifner(acc []byte, rd *reduction, root int) error {
+	n := c.Size()
+	pof2 := pof2Below(n)
+	rem := n - pof2
+	newrank, err := c.foldIn(acc, rd, tagReduce)
+	if err != nil {
+		return err
+	}
+	// The root's result is gathered at newroot; a root that sat out gets it
+	// from the odd rank above it.
+	gatherAt := root
+	if root < 2*rem && root%2 == 0 {
+		gatherAt = root + 1
+	}
+	if newrank >= 0 {
+		newroot := gatherAt - rem
+		if gatherAt < 2*rem {
+			newroot = gatherAt / 2
+		}
+		disp := blockDispls(len(acc)/rd.size, rd.size, pof2)
+		masks := ascendingMasks(pof2)
+		lo, hi, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagReduce)
+		if err != nil {
+			return err
+		}
+		for i := len(masks) - 1; i >= 0; i-- {
+			m := masks[i]
+			partner := oldRank(newrank^m, rem)
+			w := hi - lo
+			if newrank&m != newroot&m {
+				if err := c.send(acc[disp[lo]:disp[hi]], partner, tagReduce); err != nil {
+					return err
+				}
+				break
+			}
+			plo, phi := hi, hi+w
+			if newrank&m != 0 {
+				plo, phi = lo-w, lo
+			}
+			if err := c.recv(acc[disp[plo]:disp[phi]], partner, tagReduce); err != nil {
+				return err
+			}
+			lo, hi = min(lo, plo), max(hi, phi)
+		}
+	}
+	if gatherAt != root {
+		switch c.rank {
+		case gatherAt:
+			return c.send(acc, root, tagReduce)
+		case root:
+			return c.recv(acc, gatherAt, tagReduce)
+		}
+	}
+	return nil
+}
+
+// allreduce combines data of every rank into out of every rank (out may
+// alias data).
+func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	if len(data)%rd.size != 0 {
+		return errorf(ClassCount, "Allreduce: buffer of %d bytes is not whole elements", len(data))
+	}
+	n, count := c.Size(), len(data)/rd.size
+	copy(out, data)
+	if n == 1 {
+		return nil
+	}
+	a, err := forced(collAllreduce)
+	if err != nil {
+		return err
+	}
+	if !rd.commute || a == algoRabenseifner && count < pof2Below(n) {
+		a = algoRecDbl
+	}
+	if a == algoAuto {
+		a = algoRecDbl
+		if len(data) > AllreduceShortMsgSize && count >= pof2Below(n) {
+			a = algoRabenseifner
+		}
+	}
+	switch a {
+	case algoRing:
+		return c.allreduceRing(out, rd)
+	case algoRabenseifner:
+		return c.allreduceRabenseifner(out, rd)
+	}
+	return c.allreduceRecDbl(out, rd)
+}
+
+// allreduceRecDbl: after the fold, log2(pof2) rounds in which rank swaps its
+// whole partial result with newrank^2^k and combines (lower ranks' part on
+// the left, so non-commutative operations keep rank order).
+func (c *Comm) allreduceRecDbl(acc []byte, rd *reduction) error {
+	n := c.Size()
+	pof2 := pof2Below(n)
+	rem := n - pof2
+	newrank, err := c.foldIn(acc, rd, tagAllreduce)
+	if err != nil {
+		return err
+	}
+	if newrank >= 0 {
+		tmp := make([]byte, len(acc))
+		for mask := 1; mask < pof2; mask <<= 1 {
+			dst := oldRank(newrank^mask, rem)
+			if err := c.exchange(acc, dst, tmp, dst, tagAllreduce); err != nil {
+				return err
+			}
+			if dst < c.rank {
+				rd.apply(tmp, acc)
+			} else {
+				rd.applyRev(acc, tmp)
+			}
+		}
+	}
+	return c.foldOut(acc, tagAllreduce)
+}
+
+// allreduceRabenseifner: recursive-halving reduce-scatter, then
+// recursive-doubling allgather of the reduced blocks.
+func (c *Comm) allreduceRabenseifner(acc []byte, rd *reduction) error {
+	n := c.Size()
+	pof2 := pof2Below(n)
+	rem := n - pof2
+	newrank, err := c.foldIn(acc, rd, tagAllreduce)
+	if err != nil {
+		return err
+	}
+	if newrank >= 0 {
+		disp := blockDispls(len(acc)/rd.size, rd.size, pof2)
+		masks := ascendingMasks(pof2)
+		lo, hi, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagAllreduce)
+		if err != nil {
+			return err
+		}
+		for i := len(masks) - 1; i >= 0; i-- {
+			m := masks[i]
+			partner := oldRank(newrank^m, rem)
+			w := hi - lo
+			plo, phi := hi, hi+w
+			if newrank&m != 0 {
+				plo, phi = lo-w, lo
+			}
+			if err := c.exchange(acc[disp[lo]:disp[hi]], partner, acc[disp[plo]:disp[phi]], partner, tagAllreduce); err != nil {
+				return err
+			}
+			lo, hi = min(lo, plo), max(hi, phi)
+		}
+	}
+	return c.foldOut(acc, tagAllreduce)
+}
+
+// allreduceRing: the buffer is cut into n chunks; n-1 ring steps
+// reduce-scatter them (each rank ends owning one fully reduced chunk), and
+// n-1 more circulate the reduced chunks. Commutative operations only.
+func (c *Comm) allreduceRing(acc []byte, rd *reduction) error {
+	n, me := c.Size(), c.rank
+	count := len(acc) / rd.size
+	chunk := func(i int) (int, int) { // MPICH's layout: the first count%n chunks one longer
+		i = ((i % n) + n) % n
+		q, r := count/n, count%n
+		lo := i*q + min(i, r)
+		hi := lo + q
+		if i < r {
+			hi++
+		}
+		return lo * rd.size, hi * rd.size
+	}
+	right, left := (me+1)%n, (me-1+n)%n
+	tmp := make([]byte, (count/n+1)*rd.size)
+	for i := 0; i < n-1; i++ {
+		slo, shi := chunk(me - i)
+		rlo, rhi := chunk(me - i - 1)
+		in := tmp[:rhi-rlo]
+		if err := c.exchange(acc[slo:shi], right, in, left, tagAllreduce); err != nil {
+			return err
+		}
+		rd.apply(in, acc[rlo:rhi])
+	}
+	for i := 0; i < n-1; i++ {
+		slo, shi := chunk(me + 1 - i)
+		rlo, rhi := chunk(me - i)
+		if err := c.exchange(acc[slo:shi], right, acc[rlo:rhi], left, tagAllreduce); err != nil {
+			return err
+		}
+	}
+	return nil
+}
