@@ -54,7 +54,13 @@ func (q *Request) matches(h *transport.Header) bool {
 // isend is the starting phase of a send: DS (eager) or RS (rendezvous).
 // dst is a world rank or ProcNull.
 func (r *rank) isend(c *Comm, buf []byte, dst int, tag int, ctx uint32, sync bool) *Request {
-	q := &Request{r: r, comm: c, kind: reqSend, buf: buf, ctx: ctx, peer: int32(dst), tag: int32(tag), sync: sync}
+	return r.startSend(new(Request), c, buf, dst, tag, ctx, sync)
+}
+
+// startSend fills q (new, or the rank's reusable blocking request) and runs
+// the send's starting phase.
+func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx uint32, sync bool) *Request {
+	*q = Request{r: r, comm: c, kind: reqSend, buf: buf, ctx: ctx, peer: int32(dst), tag: int32(tag), sync: sync}
 	if dst == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}
 		q.complete()
@@ -62,18 +68,18 @@ func (r *rank) isend(c *Comm, buf []byte, dst int, tag int, ctx uint32, sync boo
 	}
 	r.nextID++
 	q.id = r.nextID
-	f := &transport.Frame{Header: transport.Header{
+	f := transport.NewFrame()
+	f.Header = transport.Header{
 		Context: ctx, Src: int32(r.id), Dst: int32(dst), Tag: int32(tag),
 		SendID: q.id, Size: int64(len(buf)),
-	}}
+	}
 	r.stats.sent++
 	r.stats.sentBytes += int64(len(buf))
 	if !sync && len(buf) <= r.eagerLimit {
 		r.clock.Begin(ActDS)
 		f.Kind = transport.Data
 		if len(buf) > 0 {
-			f.Payload = make([]byte, len(buf))
-			copy(f.Payload, buf)
+			f.CopyPayload(buf)
 		}
 		r.clock.Stamp(&f.Header)
 		q.err = r.send(f)
@@ -101,7 +107,12 @@ func (r *rank) isend(c *Comm, buf []byte, dst int, tag int, ctx uint32, sync boo
 // the unexpected queue, AS when a REQ does, otherwise the request is posted.
 // src is a world rank, AnySource or ProcNull.
 func (r *rank) irecv(c *Comm, buf []byte, src int, tag int, ctx uint32) *Request {
-	q := &Request{r: r, comm: c, kind: reqRecv, buf: buf, ctx: ctx, peer: int32(src), tag: int32(tag)}
+	return r.startRecv(new(Request), c, buf, src, tag, ctx)
+}
+
+// startRecv fills q and runs the receive's starting phase.
+func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx uint32) *Request {
+	*q = Request{r: r, comm: c, kind: reqRecv, buf: buf, ctx: ctx, peer: int32(src), tag: int32(tag)}
 	if src == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}
 		q.complete()
@@ -116,14 +127,16 @@ func (r *rank) irecv(c *Comm, buf []byte, src int, tag int, ctx uint32) *Request
 		r.unexpected = removeFrame(r.unexpected, i)
 		if f.Kind == transport.Data {
 			r.clock.Begin(ActDR)
-			r.copyOut(q, f)
-			r.clock.End(ActDR, len(f.Payload))
+			n := len(f.Payload)
+			r.copyOut(q, f) // frees f
+			r.clock.End(ActDR, n)
 		} else {
 			r.clock.Begin(ActAS)
 			ack := r.ackFor(q, f)
 			r.clock.Stamp(&ack.Header)
 			r.sendReply(q, ack)
 			r.clock.End(ActAS, 0)
+			f.Free()
 		}
 		return q
 	}
@@ -147,10 +160,12 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 	q.status.Source = q.comm.rankOfWorld(int(f.Src))
 	q.status.Tag = int(f.Tag)
 	r.recvs[q.id] = q
-	return &transport.Frame{Header: transport.Header{
+	ack := transport.NewFrame()
+	ack.Header = transport.Header{
 		Kind: transport.Ack, Context: f.Context, Src: int32(r.id), Dst: f.Src, Tag: f.Tag,
 		SendID: f.SendID, RecvID: q.id, Size: f.Size,
-	}}
+	}
+	return ack
 }
 
 // sendReply sends an ACK for receive q; a failure completes q with the error.
@@ -166,11 +181,12 @@ func (r *rank) sendReply(q *Request, ack *transport.Frame) {
 // is borrowed from the user's buffer: the receiver copies straight out of it
 // and its Release completes q.
 func (r *rank) dataFor(q *Request, f *transport.Frame) *transport.Frame {
-	d := &transport.Frame{Header: transport.Header{
+	d := transport.NewFrame()
+	d.Header = transport.Header{
 		Kind: transport.Data, Flags: transport.FlagRendezvous, Context: q.ctx,
 		Src: int32(r.id), Dst: f.Src, Tag: q.tag, SendID: q.id, RecvID: f.RecvID,
 		Size: int64(len(q.buf)),
-	}}
+	}
 	if len(q.buf) > 0 {
 		d.Payload = q.buf
 		inbox := r.inbox
@@ -194,7 +210,7 @@ func (r *rank) copyOut(q *Request, f *transport.Frame) {
 			f.Size, q.status.Source, f.Tag, len(q.buf))
 	}
 	q.status.Err = q.err
-	f.Release()
+	f.Free()
 	r.stats.recvd++
 	r.stats.recvdBytes += int64(n)
 	q.complete()
@@ -229,10 +245,12 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		ack := r.ackFor(q, f)
 		r.clock.Deal(&f.Header, related, &ack.Header, int(f.Size))
 		r.sendReply(q, ack)
+		f.Free()
 	case transport.Ack: // send the DATA
 		delete(r.sends, f.SendID)
 		d := r.dataFor(q, f)
 		r.clock.Deal(&f.Header, related, &d.Header, len(q.buf))
+		f.Free()
 		if err := r.send(d); err != nil {
 			q.err = err
 			q.complete()

@@ -28,6 +28,11 @@ func checkTag(tag int, anyOK bool) error {
 }
 
 func (c *Comm) startSend(buf []byte, dest, tag int, sync bool) (*Request, error) {
+	return c.startSendInto(nil, buf, dest, tag, sync)
+}
+
+// startSendInto starts a send using q, or a new request when q is nil.
+func (c *Comm) startSendInto(q *Request, buf []byte, dest, tag int, sync bool) (*Request, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -39,10 +44,18 @@ func (c *Comm) startSend(buf []byte, dest, tag int, sync bool) (*Request, error)
 	if err := checkTag(tag, false); err != nil {
 		return nil, err
 	}
-	return c.r.isend(c, buf, d, tag, c.ctx, sync), nil
+	if q == nil {
+		q = new(Request)
+	}
+	return c.r.startSend(q, c, buf, d, tag, c.ctx, sync), nil
 }
 
 func (c *Comm) startRecv(buf []byte, source, tag int) (*Request, error) {
+	return c.startRecvInto(nil, buf, source, tag)
+}
+
+// startRecvInto starts a receive using q, or a new request when q is nil.
+func (c *Comm) startRecvInto(q *Request, buf []byte, source, tag int) (*Request, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -57,7 +70,10 @@ func (c *Comm) startRecv(buf []byte, source, tag int) (*Request, error) {
 	if s == AnySource || tag == AnyTag {
 		c.r.stats.temporal++
 	}
-	return c.r.irecv(c, buf, s, tag, c.ctx), nil
+	if q == nil {
+		q = new(Request)
+	}
+	return c.r.startRecv(q, c, buf, s, tag, c.ctx), nil
 }
 
 // Isend starts a standard-mode send of buf to rank dest (MPI_Isend). buf
@@ -81,7 +97,10 @@ func Irecv[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
 // Send sends buf to rank dest (MPI_Send). Small messages return at once
 // (eager); large ones once the receiver has taken the data (rendezvous).
 func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
-	q, err := c.startSend(asBytes(buf), dest, tag, false)
+	if c == nil {
+		return errorf(ClassComm, "null communicator")
+	}
+	q, err := c.startSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
 	if err != nil {
 		return err
 	}
@@ -103,7 +122,10 @@ func Ssend[T Numeric](c *Comm, buf []T, dest, tag int) error {
 // Recv receives into buf (MPI_Recv). A message longer than buf fills buf
 // and returns an ErrTruncate error; the status says what arrived.
 func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
-	q, err := c.startRecv(asBytes(buf), source, tag)
+	if c == nil {
+		return Status{}, errorf(ClassComm, "null communicator")
+	}
+	q, err := c.startRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
 	if err != nil {
 		return Status{}, err
 	}
@@ -203,7 +225,7 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 		return false
 	}
 	r.waitEpoch++
-	r.waitPhase(found, block, "Probe")
+	r.waitPhase(found, block, siteProbe)
 	if !found() {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}

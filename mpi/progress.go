@@ -12,7 +12,7 @@ import (
 //
 // Requests being waited for carry waitMark == r.waitEpoch; a frame is
 // "related to c" when the operation it belongs to is one of them.
-func (r *rank) waitPhase(done func() bool, block bool, where string) {
+func (r *rank) waitPhase(done func() bool, block bool, where waitSite) {
 	r.checkAbort()
 	clk := r.clock
 	clk.Begin(ActWT)
@@ -59,7 +59,7 @@ func (r *rank) dispatch(f *transport.Frame) {
 			// An answer to an operation this rank never started: a peer bug
 			// or a corrupt frame. Drop it rather than corrupt state.
 			r.stats.dropped++
-			f.Release()
+			f.Free()
 			return
 		}
 		r.unexpected = append(r.unexpected, f)
@@ -96,11 +96,31 @@ func (r *rank) drainEarly(take func(f *transport.Frame, related bool) bool) {
 
 // park blocks until a frame arrives or done may have become true. where
 // describes the blocked call for deadlock reports.
-func (r *rank) park(done func() bool, where string) {
-	r.blockedIn.Store(&where)
+func (r *rank) park(done func() bool, where waitSite) {
+	r.blockedIn.Store(int32(where) + 1)
 	r.inbox.Park(func() bool { return done() || r.w.aborted.Load() })
-	r.blockedIn.Store(nil)
+	r.blockedIn.Store(0)
 	r.checkAbort()
+}
+
+// waitSite names the call a rank is blocked in, for deadlock reports.
+type waitSite int32
+
+const (
+	siteWait waitSite = iota
+	siteTest
+	siteWaitall
+	siteWaitany
+	siteWaitsome
+	siteProbe
+)
+
+func (s waitSite) String() string {
+	names := [...]string{"Wait", "Test", "Waitall", "Waitany", "Waitsome", "Probe"}
+	if s >= 0 && int(s) < len(names) {
+		return names[s]
+	}
+	return "an MPI call"
 }
 
 // --- Wait / Test family -------------------------------------------------
@@ -132,7 +152,7 @@ func (q *Request) Wait() (Status, error) {
 	if !q.done.Load() {
 		r.waitEpoch++
 		r.mark(q)
-		r.waitPhase(q.done.Load, true, "Wait")
+		r.waitPhase(q.done.Load, true, siteWait)
 	} else {
 		r.emptyWait()
 	}
@@ -162,7 +182,7 @@ func (q *Request) Test() (bool, Status, error) {
 		r.stats.temporal++
 		r.waitEpoch++
 		r.mark(q)
-		r.waitPhase(q.done.Load, false, "Test")
+		r.waitPhase(q.done.Load, false, siteTest)
 	}
 	if !q.done.Load() {
 		return false, Status{}, nil
@@ -205,27 +225,33 @@ func reqOwner(reqs []*Request) *rank {
 // order; when any operation failed the error is an ErrInStatus error and
 // each status's Err says which.
 func Waitall(reqs []*Request) ([]Status, error) {
-	st := make([]Status, len(reqs))
 	r := reqOwner(reqs)
 	if r != nil {
-		all := func() bool {
-			for _, q := range reqs {
-				if q != nil && !q.done.Load() {
-					return false
-				}
-			}
-			return true
-		}
-		if !all() {
+		if !allDone(reqs) {
 			r.waitEpoch++
 			for _, q := range reqs {
 				r.mark(q)
 			}
-			r.waitPhase(all, true, "Waitall")
+			r.waitPhase(func() bool { return allDone(reqs) }, true, siteWaitall)
 		} else {
 			r.emptyWait()
 		}
 	}
+	return collectAll(reqs)
+}
+
+func allDone(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil && !q.done.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// collectAll finishes every (completed) request and gathers the statuses.
+func collectAll(reqs []*Request) ([]Status, error) {
+	st := make([]Status, len(reqs))
 	var failed bool
 	for i, q := range reqs {
 		if q == nil {
@@ -287,7 +313,7 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, "Waitany")
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitany)
 		i = r.pickDone(reqs)
 	} else {
 		r.emptyWait()
@@ -317,7 +343,7 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, "Testany")
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest)
 	}
 	i := r.pickDone(reqs)
 	if i < 0 {
@@ -341,7 +367,7 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, "Waitsome")
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitsome)
 	} else {
 		r.emptyWait()
 	}
@@ -360,7 +386,7 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, "Testsome")
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest)
 	}
 	return collectDone(reqs)
 }
@@ -392,24 +418,16 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		return true, make([]Status, len(reqs)), nil
 	}
 	r.stats.temporal++
-	all := func() bool {
-		for _, q := range reqs {
-			if q != nil && !q.done.Load() {
-				return false
-			}
-		}
-		return true
-	}
-	if !all() {
+	if !allDone(reqs) {
 		r.waitEpoch++
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(all, false, "Testall")
-		if !all() {
+		r.waitPhase(func() bool { return allDone(reqs) }, false, siteTest)
+		if !allDone(reqs) {
 			return false, nil, nil
 		}
 	}
-	st, err := Waitall(reqs)
+	st, err := collectAll(reqs)
 	return true, st, err
 }

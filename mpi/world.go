@@ -17,10 +17,12 @@ import (
 )
 
 // DefaultEagerLimit is the largest message, in bytes, sent eagerly (DATA at
-// once); larger ones use the rendezvous handshake. Chosen by measurement with
-// BenchmarkEagerLimit: on in-process worlds the single-copy rendezvous starts
-// to beat the eager double copy between 16 and 64 KiB.
-const DefaultEagerLimit = 32 << 10
+// once); larger ones use the rendezvous handshake. Chosen by measurement
+// (go test -bench EagerLimit ./mpi): in-process, eager beats the single-copy
+// rendezvous up to about 128 KiB, where the extra copy through a pooled
+// buffer starts to cost more than the REQ/ACK round trip. 64 KiB keeps a
+// margin and bounds what unexpected messages can pin at a receiver.
+const DefaultEagerLimit = 64 << 10
 
 // EagerLimitEnv names the environment variable that overrides the eager
 // limit (bytes, decimal) for every world the process creates.
@@ -98,10 +100,12 @@ type rank struct {
 	waitEpoch  uint64
 	anyCursor  int
 
+	blockReq Request // reused by blocking Send and Recv, which finish with it before returning
+
 	ctxUsed   ctxMask
 	worldComm *Comm
 	finished  atomic.Bool
-	blockedIn atomic.Pointer[string]
+	blockedIn atomic.Int32 // waitSite+1 while parked, 0 otherwise
 	stats     Stats
 }
 
@@ -133,7 +137,7 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 			}
 		}
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
-		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id}
+		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id, world: true}
 		w.ranks[i] = r
 	}
 	return w
@@ -280,11 +284,7 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 				if r.finished.Load() {
 					continue
 				}
-				where := "an MPI call"
-				if p := r.blockedIn.Load(); p != nil {
-					where = *p
-				}
-				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, where))
+				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, waitSite(r.blockedIn.Load()-1)))
 			}
 			sort.Strings(blocked)
 			w.fail(&DeadlockError{Blocked: blocked})
@@ -303,7 +303,7 @@ func (w *world) allAsleep() (naps []uint64, ok bool) {
 			continue
 		}
 		asleep, nap := r.inbox.Asleep()
-		if !asleep || r.blockedIn.Load() == nil {
+		if !asleep || r.blockedIn.Load() == 0 {
 			return nil, false
 		}
 		naps[i] = nap

@@ -7,7 +7,10 @@
 // of one process), shm (processes on one host) and tcp (hosts).
 package transport
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Kind is the type of a frame. The first three are the message kinds of the
 // MPI protocol engine (VACED-SIM Sect. 3.1.1): eager DATA, and the REQ / ACK
@@ -70,9 +73,105 @@ const HeaderSize = 1 + 1 + 2 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8
 // copies out, or a transport that serialises it) must call Release exactly
 // once, which tells the sender its buffer is free again.
 type Frame struct {
+	// Field order keeps the queue link and the header in the first cache
+	// line and a small payload in the second: a small message crosses
+	// between cores as two lines.
+	next *Frame // link in an Inbox queue; ordered by the queue's atomics
 	Header
 	Payload []byte
 	release func()
+	inline  [InlinePayload]byte // backing store for small payloads of pooled frames
+	pooled  *[]byte             // payload buffer taken from a size-class pool
+}
+
+// InlinePayload is the largest payload a pooled frame carries without a
+// separate allocation.
+const InlinePayload = 64
+
+var framePool = sync.Pool{New: func() any { return new(Frame) }}
+
+// NewFrame returns an empty frame from a pool. Return it with Free once
+// nothing references it any more; frames may also simply be dropped.
+func NewFrame() *Frame { return framePool.Get().(*Frame) }
+
+// Free releases a borrowed payload if any and returns the frame to the
+// pool. The caller must not touch f afterwards.
+func (f *Frame) Free() {
+	f.Release()
+	if f.pooled != nil {
+		putBuf(f.pooled)
+		f.pooled = nil
+	}
+	f.Header = Header{}
+	f.Payload = nil
+	framePool.Put(f)
+}
+
+// CopyPayload sets the payload to a copy of b: inside the frame when it
+// fits, else in a pooled buffer that Free recycles.
+func (f *Frame) CopyPayload(b []byte) {
+	f.Payload = f.AllocPayload(len(b))
+	copy(f.Payload, b)
+}
+
+// AllocPayload sets the payload to an uninitialised buffer of n bytes (for
+// transports that read a payload off the wire) and returns it.
+func (f *Frame) AllocPayload(n int) []byte {
+	if n <= InlinePayload {
+		f.Payload = f.inline[:n:n]
+		return f.Payload
+	}
+	if f.pooled != nil {
+		putBuf(f.pooled)
+		f.pooled = nil
+	}
+	if bp := getBuf(n); bp != nil {
+		f.pooled = bp
+		f.Payload = (*bp)[:n]
+	} else {
+		f.Payload = make([]byte, n)
+	}
+	return f.Payload
+}
+
+// Payload buffers come from power-of-two size classes up to maxPooled; the
+// eager path copies every message once into one, so recycling them keeps
+// the garbage collector out of the message path.
+const (
+	minPooledShift = 7  // 128 B
+	maxPooledShift = 20 // 1 MiB
+)
+
+var bufPools [maxPooledShift - minPooledShift + 1]sync.Pool
+
+func sizeClass(n int) int {
+	c := 0
+	for 1<<(minPooledShift+c) < n {
+		c++
+	}
+	return c
+}
+
+func getBuf(n int) *[]byte {
+	if n > 1<<maxPooledShift {
+		return nil
+	}
+	c := sizeClass(n)
+	if v := bufPools[c].Get(); v != nil {
+		return v.(*[]byte)
+	}
+	b := make([]byte, 1<<(minPooledShift+c))
+	return &b
+}
+
+func putBuf(bp *[]byte) {
+	n := cap(*bp)
+	c := sizeClass(n)
+	if 1<<(minPooledShift+c) != n {
+		return
+	}
+	*bp = (*bp)[:n]
+	bufPools[c].Put(bp)
 }
 
 // Borrow attaches a release hook, marking the payload as borrowed from the

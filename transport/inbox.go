@@ -2,7 +2,6 @@ package transport
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
@@ -18,11 +17,9 @@ type Poller interface {
 // order. Any goroutine may Deliver or Kick; only the owning rank's goroutine
 // may call Next and Park.
 type Inbox struct {
-	mu    sync.Mutex
-	q     []*Frame
-	head  int
-	count atomic.Int64 // frames queued; read without the lock to test emptiness
+	q mpsc
 
+	_        [cacheLine]byte
 	sleeping atomic.Bool
 	naps     atomic.Uint64 // times the owner went to sleep
 	wake     chan struct{}
@@ -31,7 +28,9 @@ type Inbox struct {
 
 // NewInbox returns an empty inbox.
 func NewInbox() *Inbox {
-	return &Inbox{wake: make(chan struct{}, 1)}
+	ib := &Inbox{wake: make(chan struct{}, 1)}
+	ib.q.init()
+	return ib
 }
 
 // AddPoller registers a polled source. Call before the owner starts.
@@ -39,10 +38,7 @@ func (ib *Inbox) AddPoller(p Poller) { ib.pollers = append(ib.pollers, p) }
 
 // Deliver appends f. It never blocks.
 func (ib *Inbox) Deliver(f *Frame) {
-	ib.mu.Lock()
-	ib.q = append(ib.q, f)
-	ib.mu.Unlock()
-	ib.count.Add(1)
+	ib.q.push(f)
 	if ib.sleeping.Load() {
 		ib.Kick()
 	}
@@ -57,32 +53,16 @@ func (ib *Inbox) Kick() {
 	}
 }
 
-// Len is the number of queued frames.
-func (ib *Inbox) Len() int { return int(ib.count.Load()) }
-
 // Next removes and returns the first frame, or nil when there is none. It
 // polls the registered pollers when the queue is empty.
 func (ib *Inbox) Next() *Frame {
-	if ib.count.Load() == 0 {
-		if !ib.poll() {
-			return nil
-		}
+	if f := ib.q.pop(); f != nil {
+		return f
 	}
-	ib.mu.Lock()
-	if ib.head == len(ib.q) {
-		ib.mu.Unlock()
-		return nil
+	if len(ib.pollers) > 0 && ib.poll() {
+		return ib.q.pop()
 	}
-	f := ib.q[ib.head]
-	ib.q[ib.head] = nil
-	ib.head++
-	if ib.head == len(ib.q) {
-		ib.q = ib.q[:0]
-		ib.head = 0
-	}
-	ib.mu.Unlock()
-	ib.count.Add(-1)
-	return f
+	return nil
 }
 
 func (ib *Inbox) poll() bool {
@@ -95,22 +75,32 @@ func (ib *Inbox) poll() bool {
 	return got
 }
 
-// SpinIters is how many times Park re-checks the queue, yielding the
-// processor between checks, before it sleeps. Spinning keeps small-message
-// latency at the cost of CPU while a rank waits; it is bounded so that a
-// long wait does not burn a core.
-var SpinIters = 200
+// SpinIters is how many times Park re-checks for work before it sleeps.
+// Spinning keeps small-message latency low while a peer is about to answer;
+// it is bounded so that a long wait does not burn a core. Every
+// yieldEvery-th check yields the processor, so ranks that share a core with
+// the spinner still run.
+var SpinIters = 4000
+
+const yieldEvery = 256
 
 // Park waits until a frame is queued, Kick is called, or ready reports true.
 // It spins briefly first, then sleeps. ready is evaluated after the inbox
 // announces it is going to sleep, so a Kick that follows a state change that
 // makes ready true is never lost.
 func (ib *Inbox) Park(ready func() bool) {
-	for i := 0; i < SpinIters; i++ {
-		if ib.count.Load() != 0 || ib.poll() || ready() {
+	for i := 1; i <= SpinIters; i++ {
+		if !ib.q.empty() || ready() {
 			return
 		}
-		runtime.Gosched()
+		if i%yieldEvery == 0 {
+			if ib.poll() {
+				return
+			}
+			runtime.Gosched()
+		} else if len(ib.pollers) > 0 && ib.poll() {
+			return
+		}
 	}
 	ib.sleep(ready)
 }
@@ -122,13 +112,15 @@ func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready) }
 // and no wake-up pending, and which nap it is in (the count changes each
 // time it goes to sleep). Deadlock detection samples it.
 func (ib *Inbox) Asleep() (bool, uint64) {
-	return ib.sleeping.Load() && ib.count.Load() == 0 && len(ib.wake) == 0, ib.naps.Load()
+	// While the owner sleeps its private list is empty (it checked before
+	// sleeping), so the shared stack tells the whole story.
+	return ib.sleeping.Load() && ib.q.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
 }
 
 func (ib *Inbox) sleep(ready func() bool) {
 	ib.naps.Add(1)
 	ib.sleeping.Store(true)
-	if ib.count.Load() != 0 || ib.poll() || ready() {
+	if !ib.q.empty() || ib.poll() || ready() {
 		ib.sleeping.Store(false)
 		return
 	}
