@@ -35,31 +35,35 @@ func rowsAt(a []float64, n1, n2, i2, i3 int) rowSet {
 	}
 }
 
-// psinv applies the smoother: u += C r, then refreshes u's ghosts.
+// psinv applies the smoother: u += C r, then refreshes u's ghosts. The
+// reference's line sums r1 (edge neighbours) and r2 (corner neighbours)
+// are kept in registers as a sliding window over i1 instead of in scratch
+// lines; the arithmetic is the same.
 func (s *mgState) psinv(r, u []float64, n1, n2, n3, k int) error {
-	c := s.c
-	r1, r2 := s.w1[:n1], s.w2[:n1]
+	c0, c1, c2 := s.c[0], s.c[1], s.c[2]
 	s.t.start(tPsinv)
 	for i3 := 1; i3 < n3-1; i3++ {
 		for i2 := 1; i2 < n2-1; i2++ {
-			rs := rowsAt(r, n1, n2, i2, i3)
-			ym, yp, zm, zp := rs.ym[:len(r1)], rs.yp[:len(r1)], rs.zm[:len(r1)], rs.zp[:len(r1)]
-			mm, pm, mp, pp := rs.mm[:len(r1)], rs.pm[:len(r1)], rs.mp[:len(r1)], rs.pp[:len(r1)]
-			r2 := r2[:len(r1)]
-			for i1 := range r1 {
-				r1[i1] = ym[i1] + yp[i1] + zm[i1] + zp[i1]
-				r2[i1] = mm[i1] + pm[i1] + mp[i1] + pp[i1]
-			}
 			o := n1 * (i2 + n2*i3)
 			ur := u[o : o+n1 : o+n1]
+			rs := rowsAt(r, n1, n2, i2, i3)
 			rr := rs.c[:len(ur)]
-			r1 := r1[:len(ur)]
-			r2 = r2[:len(ur)]
+			ym, yp, zm, zp := rs.ym[:len(ur)], rs.yp[:len(ur)], rs.zm[:len(ur)], rs.zp[:len(ur)]
+			mm, pm, mp, pp := rs.mm[:len(ur)], rs.pm[:len(ur)], rs.mp[:len(ur)], rs.pp[:len(ur)]
+			if len(ur) < 3 {
+				continue
+			}
+			r1m := ym[0] + yp[0] + zm[0] + zp[0]
+			r1c := ym[1] + yp[1] + zm[1] + zp[1]
+			r2c := mm[1] + pm[1] + mp[1] + pp[1]
 			for i1 := 1; i1 < len(ur)-1; i1++ {
+				r1p := ym[i1+1] + yp[i1+1] + zm[i1+1] + zp[i1+1]
+				r2p := mm[i1+1] + pm[i1+1] + mp[i1+1] + pp[i1+1]
 				ur[i1] = ur[i1] +
-					c[0]*rr[i1] +
-					c[1]*(rr[i1-1]+rr[i1+1]+r1[i1]) +
-					c[2]*(r2[i1]+r1[i1-1]+r1[i1+1])
+					c0*rr[i1] +
+					c1*(rr[i1-1]+rr[i1+1]+r1c) +
+					c2*(r2c+r1m+r1p)
+				r1m, r1c, r2c = r1c, r1p, r2p
 			}
 		}
 	}
@@ -68,31 +72,36 @@ func (s *mgState) psinv(r, u []float64, n1, n2, n3, k int) error {
 }
 
 // resid computes r = v - A u (r may alias v), then refreshes r's ghosts.
+// As in psinv, the reference's line sums u1 and u2 become a sliding
+// window in registers.
 func (s *mgState) resid(u, v, r []float64, n1, n2, n3, k int) error {
-	a := s.a
-	u1, u2 := s.w1[:n1], s.w2[:n1]
+	a0, a2, a3 := s.a[0], s.a[2], s.a[3]
 	s.t.start(tResid)
 	for i3 := 1; i3 < n3-1; i3++ {
 		for i2 := 1; i2 < n2-1; i2++ {
-			us := rowsAt(u, n1, n2, i2, i3)
-			ym, yp, zm, zp := us.ym[:len(u1)], us.yp[:len(u1)], us.zm[:len(u1)], us.zp[:len(u1)]
-			mm, pm, mp, pp := us.mm[:len(u1)], us.pm[:len(u1)], us.mp[:len(u1)], us.pp[:len(u1)]
-			u2 := u2[:len(u1)]
-			for i1 := range u1 {
-				u1[i1] = ym[i1] + yp[i1] + zm[i1] + zp[i1]
-				u2[i1] = mm[i1] + pm[i1] + mp[i1] + pp[i1]
-			}
 			o := n1 * (i2 + n2*i3)
 			rr := r[o : o+n1 : o+n1]
 			vr := v[o : o+n1 : o+n1][:len(rr)]
+			us := rowsAt(u, n1, n2, i2, i3)
 			uc := us.c[:len(rr)]
-			u1 := u1[:len(rr)]
-			u2 = u2[:len(rr)]
+			ym, yp, zm, zp := us.ym[:len(rr)], us.yp[:len(rr)], us.zm[:len(rr)], us.zp[:len(rr)]
+			mm, pm, mp, pp := us.mm[:len(rr)], us.pm[:len(rr)], us.mp[:len(rr)], us.pp[:len(rr)]
+			if len(rr) < 3 {
+				continue
+			}
+			u1m := ym[0] + yp[0] + zm[0] + zp[0]
+			u2m := mm[0] + pm[0] + mp[0] + pp[0]
+			u1c := ym[1] + yp[1] + zm[1] + zp[1]
+			u2c := mm[1] + pm[1] + mp[1] + pp[1]
 			for i1 := 1; i1 < len(rr)-1; i1++ {
+				u1p := ym[i1+1] + yp[i1+1] + zm[i1+1] + zp[i1+1]
+				u2p := mm[i1+1] + pm[i1+1] + mp[i1+1] + pp[i1+1]
 				rr[i1] = vr[i1] -
-					a[0]*uc[i1] -
-					a[2]*(u2[i1]+u1[i1-1]+u1[i1+1]) -
-					a[3]*(u2[i1-1]+u2[i1+1])
+					a0*uc[i1] -
+					a2*(u2c+u1m+u1p) -
+					a3*(u2m+u2p)
+				u1m, u1c = u1c, u1p
+				u2m, u2c = u2c, u2p
 			}
 		}
 	}
