@@ -17,23 +17,12 @@ func zero3(z []float64, n1, n2, n3 int) {
 	clear(z[:n1*n2*n3])
 }
 
-// rows returns the five rows (i2,i3), (i2-1,i3), (i2+1,i3), (i2,i3-1),
-// (i2,i3+1) and the four diagonal rows (i2-1,i3-1), (i2+1,i3-1),
-// (i2-1,i3+1), (i2+1,i3+1) of a block, each of length n1.
-type rowSet struct {
-	c, ym, yp, zm, zp, mm, pm, mp, pp []float64
-}
-
-func rowsAt(a []float64, n1, n2, i2, i3 int) rowSet {
-	row := func(j2, j3 int) []float64 {
-		o := n1 * (j2 + n2*j3)
-		return a[o : o+n1 : o+n1]
-	}
-	return rowSet{
-		c: row(i2, i3), ym: row(i2-1, i3), yp: row(i2+1, i3), zm: row(i2, i3-1), zp: row(i2, i3+1),
-		mm: row(i2-1, i3-1), pm: row(i2+1, i3-1), mp: row(i2-1, i3+1), pp: row(i2+1, i3+1),
-	}
-}
+// line returns the n values of a starting at o (one grid line). The
+// stencils name the neighbour lines of the line at offset o, in a block of
+// lines of n1 values and planes of p = n1*n2 values: ym/yp are the lines
+// at i2-1/i2+1, zm/zp at i3-1/i3+1, and mm, pm, mp, pp the diagonal ones
+// (i2-1,i3-1), (i2+1,i3-1), (i2-1,i3+1), (i2+1,i3+1).
+func line(a []float64, o, n int) []float64 { return a[o : o+n : o+n] }
 
 // psinv applies the smoother: u += C r, then refreshes u's ghosts. The
 // reference's line sums r1 (edge neighbours) and r2 (corner neighbours)
@@ -46,24 +35,41 @@ func (s *mgState) psinv(r, u []float64, n1, n2, n3, k int) error {
 		for i2 := 1; i2 < n2-1; i2++ {
 			o := n1 * (i2 + n2*i3)
 			ur := u[o : o+n1 : o+n1]
-			rs := rowsAt(r, n1, n2, i2, i3)
-			rr := rs.c[:len(ur)]
-			ym, yp, zm, zp := rs.ym[:len(ur)], rs.yp[:len(ur)], rs.zm[:len(ur)], rs.zp[:len(ur)]
-			mm, pm, mp, pp := rs.mm[:len(ur)], rs.pm[:len(ur)], rs.mp[:len(ur)], rs.pp[:len(ur)]
+			p := n1 * n2
+			rr := line(r, o, len(ur))
+			ym, yp, zm, zp := line(r, o-n1, len(ur)), line(r, o+n1, len(ur)), line(r, o-p, len(ur)), line(r, o+p, len(ur))
+			mm, pm := line(r, o-p-n1, len(ur)), line(r, o-p+n1, len(ur))
+			mp, pp := line(r, o+p-n1, len(ur)), line(r, o+p+n1, len(ur))
 			if len(ur) < 3 {
 				continue
 			}
 			r1m := ym[0] + yp[0] + zm[0] + zp[0]
 			r1c := ym[1] + yp[1] + zm[1] + zp[1]
 			r2c := mm[1] + pm[1] + mp[1] + pp[1]
-			for i1 := 1; i1 < len(ur)-1; i1++ {
+			// Two points per trip, so that the window shifts without
+			// register moves.
+			i1 := 1
+			for ; i1 < len(ur)-2; i1 += 2 {
 				r1p := ym[i1+1] + yp[i1+1] + zm[i1+1] + zp[i1+1]
 				r2p := mm[i1+1] + pm[i1+1] + mp[i1+1] + pp[i1+1]
 				ur[i1] = ur[i1] +
 					c0*rr[i1] +
 					c1*(rr[i1-1]+rr[i1+1]+r1c) +
 					c2*(r2c+r1m+r1p)
-				r1m, r1c, r2c = r1c, r1p, r2p
+				r1q := ym[i1+2] + yp[i1+2] + zm[i1+2] + zp[i1+2]
+				r2q := mm[i1+2] + pm[i1+2] + mp[i1+2] + pp[i1+2]
+				ur[i1+1] = ur[i1+1] +
+					c0*rr[i1+1] +
+					c1*(rr[i1]+rr[i1+2]+r1p) +
+					c2*(r2p+r1c+r1q)
+				r1m, r1c, r2c = r1p, r1q, r2q
+			}
+			if i1 < len(ur)-1 {
+				r1p := ym[i1+1] + yp[i1+1] + zm[i1+1] + zp[i1+1]
+				ur[i1] = ur[i1] +
+					c0*rr[i1] +
+					c1*(rr[i1-1]+rr[i1+1]+r1c) +
+					c2*(r2c+r1m+r1p)
 			}
 		}
 	}
@@ -82,10 +88,11 @@ func (s *mgState) resid(u, v, r []float64, n1, n2, n3, k int) error {
 			o := n1 * (i2 + n2*i3)
 			rr := r[o : o+n1 : o+n1]
 			vr := v[o : o+n1 : o+n1][:len(rr)]
-			us := rowsAt(u, n1, n2, i2, i3)
-			uc := us.c[:len(rr)]
-			ym, yp, zm, zp := us.ym[:len(rr)], us.yp[:len(rr)], us.zm[:len(rr)], us.zp[:len(rr)]
-			mm, pm, mp, pp := us.mm[:len(rr)], us.pm[:len(rr)], us.mp[:len(rr)], us.pp[:len(rr)]
+			p := n1 * n2
+			uc := line(u, o, len(rr))
+			ym, yp, zm, zp := line(u, o-n1, len(rr)), line(u, o+n1, len(rr)), line(u, o-p, len(rr)), line(u, o+p, len(rr))
+			mm, pm := line(u, o-p-n1, len(rr)), line(u, o-p+n1, len(rr))
+			mp, pp := line(u, o+p-n1, len(rr)), line(u, o+p+n1, len(rr))
 			if len(rr) < 3 {
 				continue
 			}
@@ -93,15 +100,32 @@ func (s *mgState) resid(u, v, r []float64, n1, n2, n3, k int) error {
 			u2m := mm[0] + pm[0] + mp[0] + pp[0]
 			u1c := ym[1] + yp[1] + zm[1] + zp[1]
 			u2c := mm[1] + pm[1] + mp[1] + pp[1]
-			for i1 := 1; i1 < len(rr)-1; i1++ {
+			// Two points per trip, so that the window shifts without
+			// register moves.
+			i1 := 1
+			for ; i1 < len(rr)-2; i1 += 2 {
 				u1p := ym[i1+1] + yp[i1+1] + zm[i1+1] + zp[i1+1]
 				u2p := mm[i1+1] + pm[i1+1] + mp[i1+1] + pp[i1+1]
 				rr[i1] = vr[i1] -
 					a0*uc[i1] -
 					a2*(u2c+u1m+u1p) -
 					a3*(u2m+u2p)
-				u1m, u1c = u1c, u1p
-				u2m, u2c = u2c, u2p
+				u1q := ym[i1+2] + yp[i1+2] + zm[i1+2] + zp[i1+2]
+				u2q := mm[i1+2] + pm[i1+2] + mp[i1+2] + pp[i1+2]
+				rr[i1+1] = vr[i1+1] -
+					a0*uc[i1+1] -
+					a2*(u2p+u1c+u1q) -
+					a3*(u2c+u2q)
+				u1m, u1c = u1p, u1q
+				u2m, u2c = u2p, u2q
+			}
+			if i1 < len(rr)-1 {
+				u1p := ym[i1+1] + yp[i1+1] + zm[i1+1] + zp[i1+1]
+				u2p := mm[i1+1] + pm[i1+1] + mp[i1+1] + pp[i1+1]
+				rr[i1] = vr[i1] -
+					a0*uc[i1] -
+					a2*(u2c+u1m+u1p) -
+					a3*(u2m+u2p)
 			}
 		}
 	}
@@ -122,28 +146,39 @@ func (st *mgState) rprj3(r []float64, m1k, m2k, m3k int, s []float64, m1j, m2j, 
 		return 1
 	}
 	d1, d2, d3 := d(m1k), d(m2k), d(m3k)
-	x1, y1 := st.w1, st.w2
 	st.t.start(tRprj3)
 	for j3 := 1; j3 < m3j-1; j3++ {
 		i3 := 2*j3 + 1 - d3
 		for j2 := 1; j2 < m2j-1; j2++ {
 			i2 := 2*j2 + 1 - d2
-			rs := rowsAt(r, m1k, m2k, i2, i3)
-			for j1 := 1; j1 < m1j; j1++ {
-				i1 := 2*j1 + 1 - d1
-				x1[i1-1] = rs.ym[i1-1] + rs.yp[i1-1] + rs.zm[i1-1] + rs.zp[i1-1]
-				y1[i1-1] = rs.mm[i1-1] + rs.mp[i1-1] + rs.pm[i1-1] + rs.pp[i1-1]
-			}
+			f, p := m1k*(i2+m2k*i3), m1k*m2k
+			c, ym, yp, zm, zp := line(r, f, m1k), line(r, f-m1k, m1k), line(r, f+m1k, m1k), line(r, f-p, m1k), line(r, f+p, m1k)
+			mm, pm := line(r, f-p-m1k, m1k), line(r, f-p+m1k, m1k)
+			mp, pp := line(r, f+p-m1k, m1k), line(r, f+p+m1k, m1k)
 			o := m1j * (j2 + m2j*j3)
 			sr := s[o : o+m1j : o+m1j]
-			for j1 := 1; j1 < m1j-1; j1++ {
-				i1 := 2*j1 + 1 - d1
-				y2 := rs.mm[i1] + rs.mp[i1] + rs.pm[i1] + rs.pp[i1]
-				x2 := rs.ym[i1] + rs.yp[i1] + rs.zm[i1] + rs.zp[i1]
-				sr[j1] = 0.5*rs.c[i1] +
-					0.25*(rs.c[i1-1]+rs.c[i1+1]+x2) +
-					0.125*(x1[i1-1]+x1[i1+1]+y2) +
-					0.0625*(y1[i1-1]+y1[i1+1])
+			// The reference's x1(i1-1), y1(i1-1) and r(i1-1) carry over
+			// from one coarse point to the next as x1(i1+1), y1(i1+1)
+			// and r(i1+1): a sliding window instead of the x1, y1 lines.
+			i1 := 3 - d1 // fine index of coarse j1 = 1
+			x1m := ym[i1-1] + yp[i1-1] + zm[i1-1] + zp[i1-1]
+			y1m := mm[i1-1] + mp[i1-1] + pm[i1-1] + pp[i1-1]
+			cm := c[i1-1]
+			for j1 := 1; j1 < len(sr)-1; j1++ {
+				// Fine points i1 and i1+1 of each row.
+				c2 := c[i1 : i1+2 : i1+2]
+				ym2, yp2, zm2, zp2 := ym[i1:i1+2:i1+2], yp[i1:i1+2:i1+2], zm[i1:i1+2:i1+2], zp[i1:i1+2:i1+2]
+				mm2, mp2, pm2, pp2 := mm[i1:i1+2:i1+2], mp[i1:i1+2:i1+2], pm[i1:i1+2:i1+2], pp[i1:i1+2:i1+2]
+				x1p := ym2[1] + yp2[1] + zm2[1] + zp2[1]
+				y1p := mm2[1] + mp2[1] + pm2[1] + pp2[1]
+				y2 := mm2[0] + mp2[0] + pm2[0] + pp2[0]
+				x2 := ym2[0] + yp2[0] + zm2[0] + zp2[0]
+				sr[j1] = 0.5*c2[0] +
+					0.25*(cm+c2[1]+x2) +
+					0.125*(x1m+x1p+y2) +
+					0.0625*(y1m+y1p)
+				x1m, y1m, cm = x1p, y1p, c2[1]
+				i1 += 2
 			}
 		}
 	}
@@ -156,21 +191,16 @@ func (st *mgState) rprj3(r []float64, m1k, m2k, m3k int, s []float64, m1j, m2j, 
 func (s *mgState) interp(z []float64, mm1, mm2, mm3 int, u []float64, n1, n2, n3, k int) error {
 	s.t.start(tInterp)
 	if n1 != 3 && n2 != 3 && n3 != 3 {
-		z1, z2, z3 := s.w1[:mm1], s.w2[:mm1], s.w3[:mm1]
+		// The reference's lines z1, z2, z3 become a sliding window, and
+		// its four passes over i1 (one per fine row) one pass.
 		for i3 := 0; i3 < mm3-1; i3++ {
 			for i2 := 0; i2 < mm2-1; i2++ {
 				zr := func(j2, j3 int) []float64 {
 					o := mm1 * (j2 + mm2*j3)
-					return z[o : o+mm1 : o+mm1][:len(z1)]
+					return z[o : o+mm1 : o+mm1]
 				}
-				z00, z10, z01, z11 := zr(i2, i3), zr(i2+1, i3), zr(i2, i3+1), zr(i2+1, i3+1)
-				z2 := z2[:len(z1)]
-				z3 := z3[:len(z1)]
-				for i1 := range z1 {
-					z1[i1] = z10[i1] + z00[i1]
-					z2[i1] = z01[i1] + z00[i1]
-					z3[i1] = z11[i1] + z01[i1] + z1[i1]
-				}
+				z00 := zr(i2, i3)
+				z10, z01, z11 := zr(i2+1, i3)[:len(z00)], zr(i2, i3+1)[:len(z00)], zr(i2+1, i3+1)[:len(z00)]
 				ur := func(j2, j3 int) []float64 {
 					o := n1 * (j2 + n2*j3)
 					return u[o : o+n1 : o+n1]
@@ -178,21 +208,27 @@ func (s *mgState) interp(z []float64, mm1, mm2, mm3 int, u []float64, n1, n2, n3
 				// Fine rows 2*i2 and 2*i2+1 of fine planes 2*i3 and 2*i3+1.
 				u00, u10 := ur(2*i2, 2*i3), ur(2*i2+1, 2*i3)
 				u01, u11 := ur(2*i2, 2*i3+1), ur(2*i2+1, 2*i3+1)
-				for i1 := 0; i1 < mm1-1; i1++ {
-					u00[2*i1] += z00[i1]
-					u00[2*i1+1] += 0.5 * (z00[i1+1] + z00[i1])
-				}
-				for i1 := 0; i1 < mm1-1; i1++ {
-					u10[2*i1] += 0.5 * z1[i1]
-					u10[2*i1+1] += 0.25 * (z1[i1] + z1[i1+1])
-				}
-				for i1 := 0; i1 < mm1-1; i1++ {
-					u01[2*i1] += 0.5 * z2[i1]
-					u01[2*i1+1] += 0.25 * (z2[i1] + z2[i1+1])
-				}
-				for i1 := 0; i1 < mm1-1; i1++ {
-					u11[2*i1] += 0.25 * z3[i1]
-					u11[2*i1+1] += 0.125 * (z3[i1] + z3[i1+1])
+				z1c := z10[0] + z00[0]
+				z2c := z01[0] + z00[0]
+				z3c := z11[0] + z01[0] + z1c
+				for i1 := 0; i1 < len(z00)-1; i1++ {
+					z1p := z10[i1+1] + z00[i1+1]
+					z2p := z01[i1+1] + z00[i1+1]
+					z3p := z11[i1+1] + z01[i1+1] + z1p
+					f := 2 * i1
+					a := u00[f : f+2 : f+2]
+					a[0] += z00[i1]
+					a[1] += 0.5 * (z00[i1+1] + z00[i1])
+					b := u10[f : f+2 : f+2]
+					b[0] += 0.5 * z1c
+					b[1] += 0.25 * (z1c + z1p)
+					c := u01[f : f+2 : f+2]
+					c[0] += 0.5 * z2c
+					c[1] += 0.25 * (z2c + z2p)
+					d := u11[f : f+2 : f+2]
+					d[0] += 0.25 * z3c
+					d[1] += 0.125 * (z3c + z3p)
+					z1c, z2c, z3c = z1p, z2p, z3p
 				}
 			}
 		}
@@ -274,8 +310,12 @@ func (s *mgState) norm2u3(r []float64, n1, n2, n3 int, dn float64) (rnm2, rnmu f
 			row := r[o+1 : o+n1-1]
 			for _, x := range row {
 				sum += x * x
-				if a := math.Abs(x); a > rnmu {
-					rnmu = a
+				// abs(x) > rnmu, without moving x through an integer
+				// register as math.Abs does.
+				if x > rnmu {
+					rnmu = x
+				} else if -x > rnmu {
+					rnmu = -x
 				}
 			}
 		}
