@@ -15,36 +15,41 @@ const (
 
 // computeIndexmap fills twiddle with exp(-4 alpha pi^2 |k|^2), the factor
 // one time step multiplies each Fourier mode by, in layout 3 order: (x,y,z)
-// for the 0-D layout, (z,x,y) otherwise.
+// for the 0-D layout, (z,x,y) otherwise. The squared wave numbers of each
+// axis are tabulated first rather than recomputed (with integer divisions)
+// for every point; the values are the same.
 func (s *ftState) computeIndexmap() {
 	ap := -4.0 * alpha * math.Pi * math.Pi
-	nx, ny, nz := s.nx, s.ny, s.nz
-	wrap := func(i, start, n int) int { return (i+start-2+n/2)%n - n/2 }
+	// sq returns (wrapped wave number)^2 for local indices 1..d of an axis
+	// of global size n whose first local index is global start.
+	sq := func(d, start, n int) []int {
+		t := make([]int, d)
+		for i := range t {
+			w := (i+1+start-2+n/2)%n - n/2
+			t[i] = w * w
+		}
+		return t
+	}
 	d1, d2, d3 := s.dim(1, 3), s.dim(2, 3), s.dim(3, 3)
 	if s.layout == layout0D {
-		for i := 1; i <= d1; i++ {
-			ii := wrap(i, s.xstart[2], nx)
-			ii2 := ii * ii
-			for j := 1; j <= d2; j++ {
-				jj := wrap(j, s.ystart[2], ny)
-				ij2 := jj*jj + ii2
-				for k := 1; k <= d3; k++ {
-					kk := wrap(k, s.zstart[2], nz)
-					s.twiddle[(i-1)+d1*((j-1)+d2*(k-1))] = math.Exp(ap * float64(kk*kk+ij2))
+		ii2, jj2, kk2 := sq(d1, s.xstart[2], s.nx), sq(d2, s.ystart[2], s.ny), sq(d3, s.zstart[2], s.nz)
+		for i := range ii2 {
+			for j := range jj2 {
+				ij2 := jj2[j] + ii2[i]
+				for k, kk := range kk2 {
+					s.twiddle[i+d1*(j+d2*k)] = math.Exp(ap * float64(kk+ij2))
 				}
 			}
 		}
 		return
 	}
-	for i := 1; i <= d2; i++ {
-		ii := wrap(i, s.xstart[2], nx)
-		ii2 := ii * ii
-		for j := 1; j <= d3; j++ {
-			jj := wrap(j, s.ystart[2], ny)
-			ij2 := jj*jj + ii2
-			for k := 1; k <= d1; k++ {
-				kk := wrap(k, s.zstart[2], nz)
-				s.twiddle[(k-1)+d1*((i-1)+d2*(j-1))] = math.Exp(ap * float64(kk*kk+ij2))
+	ii2, jj2, kk2 := sq(d2, s.xstart[2], s.nx), sq(d3, s.ystart[2], s.ny), sq(d1, s.zstart[2], s.nz)
+	for i := range ii2 {
+		for j := range jj2 {
+			ij2 := jj2[j] + ii2[i]
+			row := s.twiddle[d1*(i+d2*j):][:len(kk2)]
+			for k, kk := range kk2 {
+				row[k] = math.Exp(ap * float64(kk+ij2))
 			}
 		}
 	}
