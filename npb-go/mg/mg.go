@@ -45,8 +45,6 @@ var classes = map[byte]params{
 	'A': {256, 4, 0.2433365309069e-05, false},
 	'B': {256, 20, 0.1800564401355e-05, true},
 	'C': {512, 20, 0.5706732285740e-06, true},
-	'D': {1024, 50, 0.1583275060440e-09, true},
-	'E': {2048, 50, 0.5630442584711e-10, true},
 }
 
 // Result is what a run reports (on every rank; Verified and Time are the
@@ -98,7 +96,7 @@ type mgState struct {
 func Run(c *mpi.Comm, class byte, out io.Writer, opt Options) (Result, error) {
 	p, ok := classes[class]
 	if !ok {
-		return Result{}, fmt.Errorf("mg: unknown class %q (want S, W, A, B, C, D or E)", class)
+		return Result{}, fmt.Errorf("mg: unknown class %q (want S, W, A, B or C)", class)
 	}
 	total := c.Size()
 	nprocs := 1 << (ilog2(total+1) - 1) // the largest power of two <= total
