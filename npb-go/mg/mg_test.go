@@ -84,17 +84,3 @@ func TestFortranE(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkClassA runs class A on one in-process rank (for profiling:
-// go test -run X -bench ClassA -cpuprofile cpu.out ./npb-go/mg).
-func BenchmarkClassA(b *testing.B) {
-	for b.Loop() {
-		err := mpi.Run(1, func(c *mpi.Comm) error {
-			_, err := Run(c, 'A', &bytes.Buffer{}, Options{})
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-}
