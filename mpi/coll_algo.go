@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -133,7 +132,3 @@ func forced(k collKind) (algo, error) {
 func setForced(f *collForce) { collForced.Store(f) }
 
 func (k collKind) String() string { return collNames[k] }
-
-func (f *collForce) String() string {
-	return fmt.Sprint(f.algo)
-}

@@ -106,3 +106,37 @@ func TestPrint(t *testing.T) {
 		t.Errorf("grid/unsuccessful block:\n%s", b.String())
 	}
 }
+
+func TestFortranE(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		w, d int
+		want string
+	}{
+		{8.5971775078648, 20, 13, " 0.8597177507865E+01"},
+		{-0.00123, 12, 3, "  -0.123E-02"},
+		{0, 10, 3, " 0.000E+00"},
+		{9.9996, 10, 3, " 0.100E+02"},
+	} {
+		if got := FortranE(c.v, c.w, c.d); got != c.want {
+			t.Errorf("FortranE(%v,%d,%d) = %q, want %q", c.v, c.w, c.d, got, c.want)
+		}
+	}
+}
+
+func TestVranlcI8EqualsVranlc(t *testing.T) {
+	const a = 1220703125.0
+	x1, x2 := 314159265.0, 314159265.0
+	y1 := make([]float64, 100000)
+	y2 := make([]float64, len(y1))
+	Vranlc(len(y1), &x1, a, y1)
+	VranlcI8(len(y2), &x2, a, y2)
+	for i := range y1 {
+		if y1[i] != y2[i] {
+			t.Fatalf("y[%d]: %v != %v", i, y1[i], y2[i])
+		}
+	}
+	if x1 != x2 {
+		t.Fatalf("final seed %v != %v", x1, x2)
+	}
+}

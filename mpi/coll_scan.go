@@ -1,0 +1,281 @@
+package mpi
+
+// Scan sets recv of rank i to send of ranks 0..i combined with op, in rank
+// order (MPI_Scan, an inclusive prefix reduction). recv must hold at least
+// len(send) elements.
+func Scan[T Numeric](c *Comm, send, recv []T, op Op) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	if len(recv) < len(send) {
+		return errorf(ClassCount, "Scan: receive buffer of %d elements is shorter than the %d sent", len(recv), len(send))
+	}
+	return c.scan(asBytes(send), asBytes(recv[:len(send)]), &rd, false)
+}
+
+// ScanInPlace is Scan with MPI_IN_PLACE: buf holds the contribution and is
+// replaced by the prefix result.
+func ScanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	return c.scan(asBytes(buf), asBytes(buf), &rd, false)
+}
+
+// Exscan sets recv of rank i > 0 to send of ranks 0..i-1 combined with op
+// (MPI_Exscan, an exclusive prefix reduction). Rank 0's recv is left
+// unchanged (MPI leaves it undefined).
+func Exscan[T Numeric](c *Comm, send, recv []T, op Op) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	if len(recv) < len(send) {
+		return errorf(ClassCount, "Exscan: receive buffer of %d elements is shorter than the %d sent", len(recv), len(send))
+	}
+	return c.scan(asBytes(send), asBytes(recv[:len(send)]), &rd, true)
+}
+
+// ExscanInPlace is Exscan with MPI_IN_PLACE.
+func ExscanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	return c.scan(asBytes(buf), asBytes(buf), &rd, true)
+}
+
+// scan is MPICH's recursive-doubling scan: in round k a rank swaps the
+// combination of the 2^k ranks' block it represents with rank^2^k; what
+// comes from below is folded into both the running block and the result.
+// ceil(log2 n) rounds, each one message of the whole buffer.
+func (c *Comm) scan(data, out []byte, rd *reduction, exclusive bool) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	if len(data)%rd.size != 0 {
+		return errorf(ClassCount, "Scan: buffer of %d bytes is not whole elements", len(data))
+	}
+	n, me := c.Size(), c.rank
+	tag := tagScan
+	if exclusive {
+		tag = tagExscan
+	}
+	partial := make([]byte, len(data))
+	copy(partial, data)
+	if !exclusive {
+		copy(out, data)
+	}
+	tmp := make([]byte, len(data))
+	have := false // exclusive: out holds something yet
+	for mask := 1; mask < n; mask <<= 1 {
+		dst := me ^ mask
+		if dst >= n {
+			continue
+		}
+		if err := c.exchange(partial, dst, tmp, dst, tag); err != nil {
+			return err
+		}
+		if dst < me {
+			// tmp covers the ranks just below the ones partial covers.
+			switch {
+			case !exclusive:
+				rd.apply(tmp, out)
+			case have:
+				rd.apply(tmp, out)
+			default:
+				copy(out, tmp)
+				have = true
+			}
+			rd.apply(tmp, partial)
+		} else {
+			rd.applyRev(partial, tmp)
+		}
+	}
+	return nil
+}
+
+// ReduceScatter combines send of every rank with op, element by element,
+// and scatters the result: rank i receives the counts[i] elements after the
+// first counts[0]+...+counts[i-1] into recv (MPI_Reduce_scatter). len(send)
+// must be the sum of counts.
+func ReduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op) error {
+	return reduceScatter(c, send, recv, counts, op, "ReduceScatter")
+}
+
+// ReduceScatterInPlace is ReduceScatter with MPI_IN_PLACE: buf holds the
+// whole contribution, and the caller's part of the result is left at its
+// start.
+func ReduceScatterInPlace[T Numeric](c *Comm, buf []T, counts []int, op Op) error {
+	return reduceScatter(c, buf, buf, counts, op, "ReduceScatterInPlace")
+}
+
+// ReduceScatterBlock is ReduceScatter with len(recv) elements for every
+// rank; len(send) must be Size()*len(recv) (MPI_Reduce_scatter_block).
+func ReduceScatterBlock[T Numeric](c *Comm, send, recv []T, op Op) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	return reduceScatter(c, send, recv, blockCounts(c.Size(), len(recv)), op, "ReduceScatterBlock")
+}
+
+// ReduceScatterBlockInPlace is ReduceScatterBlock with MPI_IN_PLACE: buf
+// holds Size() equal blocks, and the caller's block of the result is left
+// at its start.
+func ReduceScatterBlockInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	n := c.Size()
+	if len(buf)%n != 0 {
+		return errorf(ClassCount, "ReduceScatterBlockInPlace: buffer of %d elements is not %d equal blocks", len(buf), n)
+	}
+	return reduceScatter(c, buf, buf, blockCounts(n, len(buf)/n), op, "ReduceScatterBlockInPlace")
+}
+
+func blockCounts(n, k int) []int {
+	counts := make([]int, n)
+	for i := range counts {
+		counts[i] = k
+	}
+	return counts
+}
+
+func reduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op, what string) error {
+	rd, err := reductionFor[T](op)
+	if err != nil {
+		return err
+	}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	n, me := c.Size(), c.rank
+	if len(counts) < n {
+		return errorf(ClassCount, "%s: need %d counts, got %d", what, n, len(counts))
+	}
+	total := 0
+	for i, k := range counts[:n] {
+		if k < 0 {
+			return errorf(ClassCount, "%s: negative count %d for rank %d", what, k, i)
+		}
+		total += k
+	}
+	if len(send) != total {
+		return errorf(ClassCount, "%s: send buffer of %d elements, counts sum to %d", what, len(send), total)
+	}
+	if len(recv) < counts[me] {
+		return errorf(ClassCount, "%s: receive buffer of %d elements, rank %d gets %d", what, len(recv), me, counts[me])
+	}
+	return c.reduceScatter(asBytes(send), asBytes(recv[:counts[me]]), counts[:n], &rd)
+}
+
+// reduceScatter leaves the caller's part of the reduction of data in out
+// (out may alias data's start).
+func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) error {
+	n, me := c.Size(), c.rank
+	disp := make([]int, n+1) // byte offset of each rank's part
+	for i := 0; i < n; i++ {
+		disp[i+1] = disp[i] + counts[i]*rd.size
+	}
+	if n == 1 {
+		copy(out, data)
+		return nil
+	}
+	a, err := forced(collReduceScatter)
+	if err != nil {
+		return err
+	}
+	if !rd.commute {
+		a = algoReduceScatterv
+	}
+	if a == algoAuto {
+		a = algoRecHalving
+		if len(data) >= ReduceScatterCommLongMsgSize {
+			a = algoPairwise
+		}
+	}
+	switch a {
+	case algoPairwise:
+		return c.redScatPairwise(data, out, disp, rd)
+	case algoRecHalving:
+		return c.redScatHalving(data, out, counts, rd)
+	}
+	acc := make([]byte, len(data))
+	copy(acc, data)
+	if err := c.reduceBinomial(acc, rd, 0); err != nil {
+		return err
+	}
+	if me != 0 {
+		return c.recv(out, 0, tagRedScat)
+	}
+	reqs := make([]*Request, 0, n-1)
+	for i := 1; i < n; i++ {
+		reqs = append(reqs, c.csend(acc[disp[i]:disp[i+1]], i, tagRedScat))
+	}
+	copy(out, acc[:disp[1]])
+	return waitColl(reqs...)
+}
+
+// redScatPairwise: n-1 steps; in step i a rank sends rank+i its part of
+// the data and combines what rank-i sends for its own part. Commutative
+// operations only.
+func (c *Comm) redScatPairwise(data, out []byte, disp []int, rd *reduction) error {
+	n, me := c.Size(), c.rank
+	acc := make([]byte, disp[me+1]-disp[me])
+	copy(acc, data[disp[me]:disp[me+1]])
+	tmp := make([]byte, len(acc))
+	for i := 1; i < n; i++ {
+		src, dst := (me-i+n)%n, (me+i)%n
+		if err := c.exchange(data[disp[dst]:disp[dst+1]], dst, tmp, src, tagRedScat); err != nil {
+			return err
+		}
+		rd.apply(tmp, acc)
+	}
+	copy(out, acc)
+	return nil
+}
+
+// redScatHalving: after the fold, recursive halving with the farthest
+// partner first, so newrank i ends with block i: the parts of the ranks it
+// stands for. A rank that folded an even neighbour in hands it its part.
+func (c *Comm) redScatHalving(data, out []byte, counts []int, rd *reduction) error {
+	n, me := c.Size(), c.rank
+	pof2 := pof2Below(n)
+	rem := n - pof2
+	acc := make([]byte, len(data))
+	copy(acc, data)
+	newrank, err := c.foldIn(acc, rd, tagRedScat)
+	if err != nil {
+		return err
+	}
+	if newrank < 0 {
+		return c.recv(out, me+1, tagRedScat)
+	}
+	disp := make([]int, pof2+1)
+	for i := 0; i < pof2; i++ {
+		k := counts[oldRank(i, rem)]
+		if i < rem {
+			k += counts[2*i]
+		}
+		disp[i+1] = disp[i] + k*rd.size
+	}
+	var masks []int
+	for m := pof2 / 2; m > 0; m >>= 1 {
+		masks = append(masks, m)
+	}
+	if _, _, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagRedScat); err != nil {
+		return err
+	}
+	mine := acc[disp[newrank]:disp[newrank+1]]
+	if me < 2*rem {
+		k := counts[me-1] * rd.size
+		if err := c.send(mine[:k], me-1, tagRedScat); err != nil {
+			return err
+		}
+		mine = mine[k:]
+	}
+	copy(out, mine)
+	return nil
+}
