@@ -62,11 +62,13 @@ const (
 	algoPairwise       // pairwise exchange
 	algoRecHalving     // reduce-scatter: recursive halving
 	algoReduceScatterv // reduce-scatter: binomial reduce + scatterv (order preserving)
+	algoNoncommutative // reduce-scatter: recursive halving on bit-reversed blocks (order preserving)
 	nAlgo
 )
 
 var algoNames = [nAlgo]string{"auto", "binomial", "scatter_ring_allgather", "scatter_recursive_doubling_allgather",
-	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving", "reduce_scatterv"}
+	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving", "reduce_scatterv",
+	"noncommutative"}
 
 func (a algo) String() string { return algoNames[a] }
 
@@ -77,7 +79,7 @@ var collAlgos = [nColl][]algo{
 	collAllreduce:     {algoRecDbl, algoRabenseifner, algoRing},
 	collAllgather:     {algoRecDbl, algoBruck, algoRing},
 	collAlltoall:      {algoBruck, algoScattered, algoPairwise},
-	collReduceScatter: {algoRecHalving, algoPairwise, algoReduceScatterv},
+	collReduceScatter: {algoRecHalving, algoPairwise, algoNoncommutative, algoReduceScatterv},
 }
 
 type collForce struct {

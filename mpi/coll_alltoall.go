@@ -36,7 +36,7 @@ func AlltoallInPlace[T Numeric](c *Comm, buf []T) error {
 func (c *Comm) alltoall(send, recv []byte, bs int) error {
 	n, me := c.Size(), c.rank
 	copy(recv[me*bs:(me+1)*bs], send[me*bs:(me+1)*bs])
-	if n == 1 {
+	if n == 1 || bs == 0 {
 		return nil
 	}
 	a, err := forced(collAlltoall)
@@ -115,12 +115,12 @@ func (c *Comm) alltoallScattered(sblk, rblk func(j int) []byte) error {
 		reqs = reqs[:0]
 		hi := min(lo+AlltoallThrottle, n)
 		for i := lo; i < hi; i++ {
-			if src := (me + i) % n; src != me {
+			if src := (me + i) % n; src != me && len(rblk(src)) > 0 {
 				reqs = append(reqs, c.crecv(rblk(src), src, tagAlltoall))
 			}
 		}
 		for i := lo; i < hi; i++ {
-			if dst := (me - i + n) % n; dst != me {
+			if dst := (me - i + n) % n; dst != me && len(sblk(dst)) > 0 {
 				reqs = append(reqs, c.csend(sblk(dst), dst, tagAlltoall))
 			}
 		}

@@ -14,7 +14,7 @@ func (c *Comm) bcast(buf []byte, root int) error {
 		return err
 	}
 	n, nb := c.Size(), len(buf)
-	if n == 1 {
+	if n == 1 || nb == 0 {
 		return nil
 	}
 	a, err := forced(collBcast)

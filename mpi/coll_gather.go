@@ -45,6 +45,9 @@ func (c *Comm) gather(data, out []byte, root int) error {
 		return err
 	}
 	n, bs := c.Size(), len(data)
+	if bs == 0 {
+		return nil
+	}
 	rel := (c.rank - root + n) % n
 	sub := subtree(rel, n)
 	var tmp []byte
@@ -129,6 +132,9 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 		return err
 	}
 	n, bs := c.Size(), len(out)
+	if bs == 0 {
+		return nil
+	}
 	rel := (c.rank - root + n) % n
 	sub := subtree(rel, n)
 	var tmp []byte
@@ -188,9 +194,9 @@ func checkV(what string, n int, counts, displs []int, blen int) error {
 }
 
 // Gatherv is Gather with a count per rank: rank i sends len(send) elements,
-// which root stores at recv[displs[i]:displs[i]+counts[i]] (MPI_Gatherv).
-// counts and displs are used only at root. The root receives from every rank
-// directly, as MPICH does.
+// which root stores at recv[displs[i]:displs[i]+counts[i]] (MPI_Gatherv);
+// len(send) must equal counts[i]. counts and displs are used only at root.
+// The root receives from every rank directly, as MPICH does.
 func Gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	return gatherv(c, send, recv, counts, displs, root, false)
 }
@@ -209,6 +215,9 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 		return err
 	}
 	if c.rank != root {
+		if len(send) == 0 {
+			return nil
+		}
 		return c.send(asBytes(send), root, tagGather)
 	}
 	n := c.Size()
@@ -223,7 +232,7 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 	}
 	reqs := make([]*Request, 0, n-1)
 	for i := 0; i < n; i++ {
-		if i != root {
+		if i != root && counts[i] > 0 {
 			reqs = append(reqs, c.crecv(asBytes(recv[displs[i]:displs[i]+counts[i]]), i, tagGather))
 		}
 	}
@@ -235,8 +244,9 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 
 // Scatterv is Scatter with a count per rank: root sends
 // send[displs[i]:displs[i]+counts[i]] to rank i, which receives it into recv
-// (MPI_Scatterv). counts and displs are used only at root, which sends to
-// every rank directly, as MPICH does.
+// (MPI_Scatterv). len(recv) must equal counts[i] (it is the receive count;
+// as in MPICH an empty block is not sent at all). counts and displs are used
+// only at root, which sends to every rank directly, as MPICH does.
 func Scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	return scatterv(c, send, counts, displs, recv, root, false)
 }
@@ -256,6 +266,9 @@ func scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root
 		return err
 	}
 	if c.rank != root {
+		if len(recv) == 0 {
+			return nil
+		}
 		return c.recv(asBytes(recv), root, tagScatter)
 	}
 	n := c.Size()
@@ -270,7 +283,7 @@ func scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root
 	}
 	reqs := make([]*Request, 0, n-1)
 	for i := 0; i < n; i++ {
-		if i != root {
+		if i != root && counts[i] > 0 {
 			reqs = append(reqs, c.csend(asBytes(send[displs[i]:displs[i]+counts[i]]), i, tagScatter))
 		}
 	}

@@ -68,7 +68,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 		return errorf(ClassCount, "Reduce: buffer of %d bytes is not whole elements", len(data))
 	}
 	n, count := c.Size(), len(data)/rd.size
-	if n == 1 {
+	if n == 1 || count == 0 {
 		copy(out, data)
 		return nil
 	}
@@ -79,7 +79,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 	rabenOK := rd.commute && count >= pof2Below(n)
 	if a == algoAuto || a == algoRabenseifner && !rabenOK {
 		a = algoBinomial
-		if rabenOK && len(data) > ReduceShortMsgSize {
+		if rabenOK && rd.builtin && len(data) > ReduceShortMsgSize {
 			a = algoRabenseifner
 		}
 	}
@@ -301,7 +301,7 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 	}
 	n, count := c.Size(), len(data)/rd.size
 	copy(out, data)
-	if n == 1 {
+	if n == 1 || count == 0 {
 		return nil
 	}
 	a, err := forced(collAllreduce)
@@ -313,7 +313,7 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 	}
 	if a == algoAuto {
 		a = algoRecDbl
-		if len(data) > AllreduceShortMsgSize && count >= pof2Below(n) {
+		if rd.builtin && len(data) > AllreduceShortMsgSize && count >= pof2Below(n) {
 			a = algoRabenseifner
 		}
 	}

@@ -1,5 +1,10 @@
 package mpi
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // Scan sets recv of rank i to send of ranks 0..i combined with op, in rank
 // order (MPI_Scan, an inclusive prefix reduction). recv must hold at least
 // len(send) elements.
@@ -59,6 +64,9 @@ func (c *Comm) scan(data, out []byte, rd *reduction, exclusive bool) error {
 		return errorf(ClassCount, "Scan: buffer of %d bytes is not whole elements", len(data))
 	}
 	n, me := c.Size(), c.rank
+	if len(data) == 0 {
+		return nil
+	}
 	tag := tagScan
 	if exclusive {
 		tag = tagExscan
@@ -179,7 +187,7 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 	for i := 0; i < n; i++ {
 		disp[i+1] = disp[i] + counts[i]*rd.size
 	}
-	if n == 1 {
+	if n == 1 || disp[n] == 0 {
 		copy(out, data)
 		return nil
 	}
@@ -187,16 +195,25 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 	if err != nil {
 		return err
 	}
-	if !rd.commute {
-		a = algoReduceScatterv
+	regular := isPof2(n) && slices.Min(counts) == slices.Max(counts)
+	if a == algoNoncommutative && !regular || !rd.commute && a != algoNoncommutative && a != algoReduceScatterv {
+		a = algoAuto
 	}
 	if a == algoAuto {
-		a = algoRecHalving
-		if len(data) >= ReduceScatterCommLongMsgSize {
+		switch {
+		case !rd.commute && regular:
+			a = algoNoncommutative
+		case !rd.commute:
+			a = algoReduceScatterv
+		case len(data) < ReduceScatterCommLongMsgSize:
+			a = algoRecHalving
+		default:
 			a = algoPairwise
 		}
 	}
 	switch a {
+	case algoNoncommutative:
+		return c.redScatNoncommutative(data, out, rd)
 	case algoPairwise:
 		return c.redScatPairwise(data, out, disp, rd)
 	case algoRecHalving:
@@ -216,6 +233,29 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 	}
 	copy(out, acc[:disp[1]])
 	return waitColl(reqs...)
+}
+
+// redScatNoncommutative (n a power of two, equal blocks): MPICH's
+// algorithm for non-commutative operations. The blocks are permuted to
+// bit-reversed positions; recursive halving with the nearest partner first
+// then combines only adjacent rank ranges, in order, and leaves every rank
+// with its own block.
+func (c *Comm) redScatNoncommutative(data, out []byte, rd *reduction) error {
+	n := c.Size()
+	bs := len(data) / n
+	lg := ceilLog2(n)
+	acc := make([]byte, len(data))
+	for i := 0; i < n; i++ {
+		j := int(bits.Reverse(uint(i)) >> (bits.UintSize - lg))
+		copy(acc[j*bs:(j+1)*bs], data[i*bs:(i+1)*bs])
+	}
+	disp := uniformOffsets(n, bs)
+	lo, hi, err := c.halvingSteps(acc, disp, c.rank, ascendingMasks(n), rd, tagRedScat)
+	if err != nil {
+		return err
+	}
+	copy(out, acc[disp[lo]:disp[hi]])
+	return nil
 }
 
 // redScatPairwise: n-1 steps; in step i a rank sends rank+i its part of

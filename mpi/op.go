@@ -96,6 +96,7 @@ type reduction struct {
 	size    int                    // bytes per element
 	fn      func(in, inout []byte) // inout = in ∘ inout; in holds lower ranks
 	commute bool
+	builtin bool // a predefined operation: MPICH picks some algorithms only for these
 }
 
 // apply sets inout = in ∘ inout, where in comes from lower ranks.
@@ -150,7 +151,7 @@ func reductionFor[T Numeric](op Op) (reduction, error) {
 	case opMaxLoc, opMinLoc:
 		return rd, errorf(ClassOp, "%s applies to ValIdx pairs (ReduceLoc, AllreduceLoc), not to %s", op, t)
 	}
-	rd.fn = kernel(t.Kind(), op.d.code)
+	rd.fn, rd.builtin = kernel(t.Kind(), op.d.code), true
 	if rd.fn == nil {
 		return rd, errorf(ClassOp, "operation %s is not defined on %s", op, t)
 	}

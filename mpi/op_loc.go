@@ -54,7 +54,7 @@ func AllreduceLocInPlace[T Numeric](c *Comm, buf []ValIdx[T], op Op) error {
 
 // locReduction binds MaxLoc or MinLoc to pairs of T, or says why not.
 func locReduction[T Numeric](op Op) (reduction, error) {
-	rd := reduction{size: int(unsafe.Sizeof(ValIdx[T]{})), commute: true}
+	rd := reduction{size: int(unsafe.Sizeof(ValIdx[T]{})), commute: true, builtin: true}
 	if op.d == nil || op.d.code != opMaxLoc && op.d.code != opMinLoc {
 		return rd, errorf(ClassOp, "operation %s does not apply to ValIdx pairs (only MaxLoc and MinLoc do)", op)
 	}
