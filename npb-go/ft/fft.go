@@ -112,24 +112,53 @@ func (s *ftState) cffts1(is, d1, d2, d3 int, x, xout []complex128) {
 	for k := 0; k < d3; k++ {
 		for jj := 0; jj <= d2-fb; jj += fb {
 			s.t.start(tFftcopy)
-			for j := 0; j < fb; j++ {
-				row := x[d1*(j+jj+d2*k):][:d1]
-				for i, v := range row {
-					y1[j+pad*i] = v
-				}
-			}
+			gatherLines(y1, pad, fb, x[d1*(jj+d2*k):], d1)
 			s.t.stop(tFftcopy)
 			s.t.start(tFftlow)
 			s.cfftz(is, logd1, d1, y1, y2)
 			s.t.stop(tFftlow)
 			s.t.start(tFftcopy)
-			for j := 0; j < fb; j++ {
-				row := xout[d1*(j+jj+d2*k):][:d1]
-				for i := range row {
-					row[i] = y1[j+pad*i]
-				}
-			}
+			scatterLines(xout[d1*(jj+d2*k):], d1, y1, pad, fb)
 			s.t.stop(tFftcopy)
+		}
+	}
+}
+
+// gatherLines copies fb lines of n values, consecutive in x, into the
+// columns of y(pad, n): y[j+pad*i] = x[i+n*j]. Four lines go per pass so
+// that each destination row is visited once per four values.
+func gatherLines(y []complex128, pad, fb int, x []complex128, n int) {
+	j := 0
+	for ; j+4 <= fb; j += 4 {
+		r0 := x[n*j:][:n]
+		r1, r2, r3 := x[n*(j+1):][:len(r0)], x[n*(j+2):][:len(r0)], x[n*(j+3):][:len(r0)]
+		for i, v := range r0 {
+			d := y[j+pad*i:][:4]
+			d[0], d[1], d[2], d[3] = v, r1[i], r2[i], r3[i]
+		}
+	}
+	for ; j < fb; j++ {
+		for i, v := range x[n*j:][:n] {
+			y[j+pad*i] = v
+		}
+	}
+}
+
+// scatterLines is the inverse of gatherLines: x[i+n*j] = y[j+pad*i].
+func scatterLines(x []complex128, n int, y []complex128, pad, fb int) {
+	j := 0
+	for ; j+4 <= fb; j += 4 {
+		r0 := x[n*j:][:n]
+		r1, r2, r3 := x[n*(j+1):][:len(r0)], x[n*(j+2):][:len(r0)], x[n*(j+3):][:len(r0)]
+		for i := range r0 {
+			d := y[j+pad*i:][:4]
+			r0[i], r1[i], r2[i], r3[i] = d[0], d[1], d[2], d[3]
+		}
+	}
+	for ; j < fb; j++ {
+		row := x[n*j:][:n]
+		for i := range row {
+			row[i] = y[j+pad*i]
 		}
 	}
 }
