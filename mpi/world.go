@@ -77,7 +77,8 @@ type world struct {
 	failOnce sync.Once
 	failure  error
 
-	alive atomic.Int64 // hosted ranks whose function has not returned
+	alive atomic.Int64         // hosted ranks whose function has not returned
+	spin  *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -121,8 +122,10 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 	w := &world{size: size, base: base, start: time.Now()}
 	w.ranks = make([]*rank, nlocal)
 	inboxes := make([]*transport.Inbox, nlocal)
+	w.spin = transport.NewSpinGroup(nlocal, runtime.GOMAXPROCS(0))
 	for i := range w.ranks {
 		inboxes[i] = transport.NewInbox()
+		inboxes[i].SetSpinGroup(w.spin)
 	}
 	for i := range w.ranks {
 		r := &rank{
@@ -196,6 +199,7 @@ func (r *rank) main(fn func(c *Comm) error) {
 	defer func() {
 		r.finished.Store(true)
 		r.w.alive.Add(-1)
+		r.w.spin.Leave()
 		if returned {
 			return
 		}

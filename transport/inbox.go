@@ -20,6 +20,7 @@ type Inbox struct {
 	q mpsc
 
 	_        [cacheLine]byte
+	group    *SpinGroup
 	sleeping atomic.Bool
 	naps     atomic.Uint64 // times the owner went to sleep
 	wake     chan struct{}
@@ -32,6 +33,30 @@ func NewInbox() *Inbox {
 	ib.q.init()
 	return ib
 }
+
+// SpinGroup is shared by the inboxes of ranks hosted by one process. It
+// counts the ranks that are awake; while more are awake than there are
+// processors, a waiting rank sleeps at once instead of spinning, because its
+// spin could only steal a processor from a rank with work to do. (A
+// million-rank virtual run would otherwise spend its time spinning.)
+type SpinGroup struct {
+	awake atomic.Int64
+	procs int64
+}
+
+// NewSpinGroup returns a group of ranks awake ranks sharing procs
+// processors.
+func NewSpinGroup(ranks, procs int) *SpinGroup {
+	g := &SpinGroup{procs: int64(procs)}
+	g.awake.Store(int64(ranks))
+	return g
+}
+
+// Leave removes a rank that has finished from the awake count.
+func (g *SpinGroup) Leave() { g.awake.Add(-1) }
+
+// SetSpinGroup makes the inbox part of g. Call before the owner starts.
+func (ib *Inbox) SetSpinGroup(g *SpinGroup) { ib.group = g }
 
 // AddPoller registers a polled source. Call before the owner starts.
 func (ib *Inbox) AddPoller(p Poller) { ib.pollers = append(ib.pollers, p) }
@@ -89,7 +114,11 @@ const yieldEvery = 256
 // announces it is going to sleep, so a Kick that follows a state change that
 // makes ready true is never lost.
 func (ib *Inbox) Park(ready func() bool) {
-	for i := 1; i <= SpinIters; i++ {
+	spin := SpinIters
+	if g := ib.group; g != nil && g.awake.Load() > g.procs {
+		spin = 0
+	}
+	for i := 1; i <= spin; i++ {
 		if !ib.q.empty() || ready() {
 			return
 		}
@@ -124,6 +153,12 @@ func (ib *Inbox) sleep(ready func() bool) {
 		ib.sleeping.Store(false)
 		return
 	}
-	<-ib.wake
+	if g := ib.group; g != nil {
+		g.awake.Add(-1)
+		<-ib.wake
+		g.awake.Add(1)
+	} else {
+		<-ib.wake
+	}
 	ib.sleeping.Store(false)
 }

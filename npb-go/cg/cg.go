@@ -48,6 +48,10 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 	if err != nil {
 		return npb.Results{}, err
 	}
+	timeron, err := npb.BcastTimerFlag(c)
+	if err != nil {
+		return npb.Results{}, err
+	}
 	if me == 0 {
 		fmt.Fprintf(out, "\n\n NAS Parallel Benchmarks 3.4 -- CG Benchmark\n\n")
 		fmt.Fprintf(out, " Size: %10d  (class %c)\n", p.na, class)
@@ -64,6 +68,7 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 		return npb.Results{}, err
 	}
 	s := newSolver(c, g, m, p.na)
+	s.timeron = timeron
 
 	// One untimed iteration first, to touch all code and data pages.
 	if _, _, err := s.powerStep(p.shift); err != nil {
@@ -72,11 +77,14 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 	for i := range s.x[:s.naa+1] {
 		s.x[i] = 1
 	}
+	tm := s.tm
+	for i := range tLast {
+		tm.Clear(i)
+	}
 	if err := c.Barrier(); err != nil {
 		return npb.Results{}, err
 	}
-	tm := npb.NewTimers(c, 1)
-	tm.Start(0)
+	tm.Start(tTotal)
 	var zeta float64
 	for it := 1; it <= p.niter; it++ {
 		rnorm, z, err := s.powerStep(p.shift)
@@ -91,9 +99,9 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 			fmt.Fprintf(out, "    %5d      %s%20.13f\n", it, npb.FortranE(rnorm, 21, 14), zeta)
 		}
 	}
-	tm.Stop(0)
+	tm.Stop(tTotal)
 	tmax := []float64{0}
-	if err := mpi.Reduce(c, []float64{tm.Read(0)}, tmax, mpi.Max, 0); err != nil {
+	if err := mpi.Reduce(c, []float64{tm.Read(tTotal)}, tmax, mpi.Max, 0); err != nil {
 		return npb.Results{}, err
 	}
 	t := tmax[0]
@@ -103,22 +111,39 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 	res := npb.Results{Name: "CG", Class: class, N1: p.na, Iterations: p.niter,
 		Seconds: t, Procs: nprocs, ActiveProc: nprocs, Mops: npb.Mops(flops, t),
 		OpType: "          floating point"}
-	if me != 0 {
-		return res, nil
+	if me == 0 {
+		res.Verified = report(out, zeta, p.zeta)
+		if err := res.Print(out); err != nil {
+			return res, err
+		}
 	}
+	if timeron {
+		t := []float64{tm.Read(tTotal), tm.Read(tConjg) - tm.Read(tRcomm), tm.Read(tRcomm), tm.Read(tNcomm), 0, 0}
+		t[5] = t[2] + t[3]
+		t[4] = t[0] - t[5]
+		names := []string{"total", "conjg", "rcomm", "ncomm", " totcomp", " totcomm"}
+		if err := npb.ReportTimers(c, t, names, out); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// report writes the verification lines and returns the verdict.
+func report(out io.Writer, zeta, want float64) bool {
 	fmt.Fprintf(out, " Benchmark completed \n")
-	relErr := math.Abs(zeta-p.zeta) / p.zeta
-	res.Verified = relErr <= epsilon // false for NaN too
-	if res.Verified {
+	relErr := math.Abs(zeta-want) / want
+	verified := relErr <= epsilon // false for NaN too
+	if verified {
 		fmt.Fprintf(out, " VERIFICATION SUCCESSFUL \n")
 		fmt.Fprintf(out, " Zeta is    %s\n", npb.FortranE(zeta, 20, 13))
 		fmt.Fprintf(out, " Error is   %s\n", npb.FortranE(relErr, 20, 13))
 	} else {
 		fmt.Fprintf(out, " VERIFICATION FAILED\n")
 		fmt.Fprintf(out, " Zeta                %s\n", npb.FortranE(zeta, 20, 13))
-		fmt.Fprintf(out, " The correct zeta is %s\n", npb.FortranE(p.zeta, 20, 13))
+		fmt.Fprintf(out, " The correct zeta is %s\n", npb.FortranE(want, 20, 13))
 	}
-	return res, res.Print(out)
+	return verified
 }
 
 // powerStep is one step of the inverse power method: solve A z = x by CG,
@@ -135,7 +160,7 @@ func (s *solver) powerStep(shift float64) (rnorm, zeta float64, err error) {
 		s.two[0] += xc[j] * v
 		s.two[1] += v * v
 	}
-	if err := s.rowSum(s.two, s.two2); err != nil {
+	if err := s.rowSum(s.two, s.two2, tNcomm); err != nil {
 		return 0, 0, err
 	}
 	norm := 1 / math.Sqrt(s.two[1])

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/npb-go/internal/npb"
 )
 
 const cgitmax = 25
@@ -20,6 +21,31 @@ type solver struct {
 
 	one, peer []float64 // 1- and 2-element message buffers
 	two, two2 []float64
+
+	timeron bool
+	tm      *npb.Timers
+}
+
+// Timer indices (cg.f module timing: t_total, t_conjg, t_rcomm, t_ncomm).
+const (
+	tTotal = iota
+	tConjg
+	tRcomm
+	tNcomm
+	tLast
+)
+
+// start and stop time a phase when the timer breakdown is on.
+func (s *solver) start(i int) {
+	if s.timeron {
+		s.tm.Start(i)
+	}
+}
+
+func (s *solver) stop(i int) {
+	if s.timeron {
+		s.tm.Stop(i)
+	}
 }
 
 func newSolver(c *mpi.Comm, g *grid, m *matrix, na int) *solver {
@@ -28,12 +54,16 @@ func newSolver(c *mpi.Comm, g *grid, m *matrix, na int) *solver {
 	return &solver{c: c, g: g, m: m, naa: naa,
 		x: v(), z: v(), p: v(), q: v(), r: v(), w: v(),
 		one: make([]float64, 1), peer: make([]float64, 1),
-		two: make([]float64, 2), two2: make([]float64, 2)}
+		two: make([]float64, 2), two2: make([]float64, 2),
+		tm: npb.NewTimers(c, tLast)}
 }
 
 // rowSum adds vals across the ranks of this rank's process row by
-// recursive doubling (the reference's explicit exchange loop), in place.
-func (s *solver) rowSum(vals, tmp []float64) error {
+// recursive doubling (the reference's explicit exchange loop), in place,
+// charging the time to timer.
+func (s *solver) rowSum(vals, tmp []float64, timer int) error {
+	s.start(timer)
+	defer s.stop(timer)
 	g := s.g
 	for i := 1; i <= g.l2npcols; i++ {
 		q, err := mpi.Irecv(s.c, tmp, g.reduceExchProc[i], i)
@@ -55,7 +85,7 @@ func (s *solver) rowSum(vals, tmp []float64) error {
 
 func (s *solver) rowSum1(v float64) (float64, error) {
 	s.one[0] = v
-	err := s.rowSum(s.one, s.peer)
+	err := s.rowSum(s.one, s.peer, tRcomm)
 	return s.one[0], err
 }
 
@@ -78,6 +108,8 @@ func (s *solver) matvec(v, out []float64) error {
 		}
 		w[j] = sum
 	}
+	s.start(tRcomm)
+	defer s.stop(tRcomm)
 	for i := g.l2npcols; i >= 1; i-- {
 		rs, rl := g.reduceRecvStarts[i], g.reduceRecvLengths[i]
 		ss, sl := g.reduceSendStarts[i], g.reduceSendLengths[i]
@@ -115,6 +147,8 @@ func (s *solver) matvec(v, out []float64) error {
 // conjGrad runs cgitmax CG iterations on A z = x and returns ||x - A z||
 // (meaningful on every rank; the reference keeps it on the root only).
 func (s *solver) conjGrad() (float64, error) {
+	s.start(tConjg)
+	defer s.stop(tConjg)
 	g := s.g
 	x, z, p, q, r, w := s.x, s.z, s.p, s.q, s.r, s.w
 	ncols := g.lastCol - g.firstCol + 1

@@ -24,6 +24,15 @@ const (
 	epsilon = 1e-8
 )
 
+// Timer indices (ep_data: t_total, t_gpairs, t_randn, t_rcomm).
+const (
+	tTotal = iota
+	tGpairs
+	tRandn
+	tRcomm
+	tLast
+)
+
 // classM is log2 of the number of pairs for each class.
 var classM = map[byte]int{'S': 24, 'W': 25, 'A': 28, 'B': 30, 'C': 32}
 
@@ -64,6 +73,10 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, Sums, error) {
 		fmt.Fprintf(out, " Number of random numbers generated: %15.0f  (class %c)\n", math.Ldexp(1, m+1), class)
 		fmt.Fprintf(out, " Total number of processes:          %15d\n\n", nodes)
 	}
+	timeron, err := npb.BcastTimerFlag(c)
+	if err != nil {
+		return npb.Results{}, Sums{}, err
+	}
 
 	// Batches are dealt out in contiguous blocks, the first nn%nodes ranks
 	// taking one more.
@@ -78,11 +91,11 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, Sums, error) {
 	}
 
 	x := make([]float64, 2*nk)
-	tm := npb.NewTimers(c, 1)
+	tm := npb.NewTimers(c, tLast)
 	if err := c.Barrier(); err != nil {
 		return npb.Results{}, Sums{}, err
 	}
-	tm.Start(0)
+	tm.Start(tTotal)
 
 	// an = a^(2^(mk+1)): the multiplier that jumps one batch ahead.
 	t1 := a
@@ -94,11 +107,24 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, Sums, error) {
 	var sum Sums
 	for k := 1; k <= np; k++ {
 		seed := batchSeed(offset+k, an)
+		if timeron {
+			tm.Start(tRandn)
+		}
 		npb.VranlcI8(2*nk, &seed, a, x)
+		if timeron {
+			tm.Stop(tRandn)
+			tm.Start(tGpairs)
+		}
 		gaussianPairs(x, &sum)
+		if timeron {
+			tm.Stop(tGpairs)
+		}
 	}
 
 	// Same three reductions as the reference, in the same order.
+	if timeron {
+		tm.Start(tRcomm)
+	}
 	send := []float64{sum.SX}
 	recv := make([]float64, nq)
 	if err := mpi.Allreduce(c, send, recv[:1], mpi.Sum); err != nil {
@@ -114,12 +140,15 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, Sums, error) {
 		return npb.Results{}, Sums{}, err
 	}
 	copy(sum.Q[:], recv)
+	if timeron {
+		tm.Stop(tRcomm)
+	}
 	sum.Pairs = 0
 	for _, v := range sum.Q {
 		sum.Pairs += v
 	}
-	tm.Stop(0)
-	send[0] = tm.Read(0)
+	tm.Stop(tTotal)
+	send[0] = tm.Read(tTotal)
 	if err := mpi.Allreduce(c, send, recv[:1], mpi.Max); err != nil {
 		return npb.Results{}, Sums{}, err
 	}
@@ -128,16 +157,32 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, Sums, error) {
 	res := npb.Results{Name: "EP", Class: class, N1: m + 1, Seconds: t,
 		Procs: nodes, ActiveProc: nodes, Mops: npb.Mops(math.Ldexp(1, m+1), t),
 		OpType: "Random numbers generated"}
-	if node != 0 {
-		return res, sum, nil
+	if node == 0 {
+		res.Verified = verify(m, sum)
+		if err := report(out, res, m, sum); err != nil {
+			return res, sum, err
+		}
 	}
-	res.Verified = verify(m, sum)
+	if timeron {
+		t := []float64{tm.Read(tTotal), tm.Read(tGpairs), tm.Read(tRandn), tm.Read(tRcomm), 0, tm.Read(tRcomm)}
+		t[4] = t[0] - t[5]
+		names := []string{"total", "gpairs", "randn", "rcomm", " totcomp", " totcomm"}
+		if err := npb.ReportTimers(c, t, names, out); err != nil {
+			return res, sum, err
+		}
+	}
+	return res, sum, nil
+}
+
+// report writes EP's results and the NPB block.
+func report(out io.Writer, res npb.Results, m int, sum Sums) error {
+	t := res.Seconds
 	fmt.Fprintf(out, "EP Benchmark Results:\n\nCPU Time =%10.4f\nN = 2^%5d\nNo. Gaussian Pairs =%15.0f\n", t, m, sum.Pairs)
 	fmt.Fprintf(out, "Sums = %25.15E%25.15E\nCounts:\n", sum.SX, sum.SY)
 	for i, v := range sum.Q {
 		fmt.Fprintf(out, "%3d%15.0f\n", i, v)
 	}
-	return res, sum, res.Print(out)
+	return res.Print(out)
 }
 
 // batchSeed is the generator seed at the start of batch kk (0-based): s
@@ -169,7 +214,7 @@ func gaussianPairs(x []float64, sum *Sums) {
 		x = x[2:]
 		t1 := x1*x1 + x2*x2
 		if t1 <= 1 {
-			t2 := math.Sqrt(-2 * math.Log(t1) / t1)
+			t2 := math.Sqrt(-2 * logOn01(t1) / t1)
 			t3 := x1 * t2
 			t4 := x2 * t2
 			// A deviate beyond the last annulus (over 10 sigma) is not

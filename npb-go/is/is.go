@@ -22,6 +22,15 @@ const (
 	tagVerify      = 1000
 )
 
+// Timer indices (is.c T_TOTAL, T_RANK, T_RCOMM, T_VERIFY).
+const (
+	tTotal = iota
+	tRank
+	tRcomm
+	tVerify
+	tLast
+)
+
 // params are a class's sizes and partial-verification data (is.c).
 type params struct {
 	totalKeysLog2, maxKeyLog2, bucketsLog2 int
@@ -55,7 +64,9 @@ type sorter struct {
 	sendCounts, sendDispls       []int
 	recvCounts, recvDispls       []int
 
-	passed int
+	passed  int
+	timeron bool
+	tm      *npb.Timers
 	// Kept from the last iteration for the full verification.
 	lastMinKey, lastLocalKeys int
 	failures                  io.Writer
@@ -82,6 +93,12 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 		fmt.Fprintf(out, " Iterations:   %d\n", maxIterations)
 		fmt.Fprintf(out, " Number of processes:     %d\n", size)
 	}
+	timeron, err := npb.BcastTimerFlag(c)
+	if err != nil {
+		return npb.Results{}, err
+	}
+	s.timeron = timeron
+	s.tm = npb.NewTimers(c, tLast)
 	s.createSeq(findMySeed(s.rank, size, 4<<p.totalKeysLog2, seed, mult), mult)
 
 	// One untimed iteration touches every page and table first.
@@ -92,8 +109,11 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 	if s.rank == 0 && class != 'S' {
 		fmt.Fprintf(out, "\n   iteration\n")
 	}
-	tm := npb.NewTimers(c, 1)
-	tm.Start(0)
+	tm := s.tm
+	for i := range tLast {
+		tm.Clear(i)
+	}
+	tm.Start(tTotal)
 	for it := 1; it <= maxIterations; it++ {
 		if s.rank == 0 && class != 'S' {
 			fmt.Fprintf(out, "        %d\n", it)
@@ -102,9 +122,9 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 			return npb.Results{}, err
 		}
 	}
-	tm.Stop(0)
+	tm.Stop(tTotal)
 	maxTime := []float64{0}
-	if err := mpi.Reduce(c, []float64{tm.Read(0)}, maxTime, mpi.Max, 0); err != nil {
+	if err := mpi.Reduce(c, []float64{tm.Read(tTotal)}, maxTime, mpi.Max, 0); err != nil {
 		return npb.Results{}, err
 	}
 	if err := s.fullVerify(); err != nil {
@@ -119,11 +139,19 @@ func Run(c *mpi.Comm, class byte, out io.Writer) (npb.Results, error) {
 	res := npb.Results{Name: "IS", Class: class, N1: totalKeys, Iterations: maxIterations,
 		Seconds: t, Procs: size, ActiveProc: size,
 		Mops: npb.Mops(float64(maxIterations)*float64(totalKeys), t), OpType: "keys ranked"}
-	if s.rank != 0 {
-		return res, nil
+	if s.rank == 0 {
+		res.Verified = int(passed[0]) == testArraySize*maxIterations+size
+		if err := res.Print(out); err != nil {
+			return res, err
+		}
 	}
-	res.Verified = int(passed[0]) == testArraySize*maxIterations+size
-	return res, res.Print(out)
+	if timeron {
+		t := []float64{tm.Read(tTotal), tm.Read(tRank), tm.Read(tRcomm), tm.Read(tVerify)}
+		if err := npb.ReportTimers(c, t, []string{"total", "rcomp", "rcomm", "verify"}, out); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 func newSorter(c *mpi.Comm, class byte, p params, failures io.Writer) *sorter {

@@ -12,6 +12,7 @@ import (
 func (s *sorter) rankKeys(iteration int) error {
 	shift := uint(s.p.maxKeyLog2 - s.p.bucketsLog2)
 	nb := s.numBuckets
+	s.start(tRank)
 	if s.rank == 0 {
 		s.keyArray[iteration] = int32(iteration)
 		s.keyArray[iteration+maxIterations] = s.maxKey - int32(iteration)
@@ -45,9 +46,13 @@ func (s *sorter) rankKeys(iteration int) error {
 		ptrs[b]++
 	}
 
+	s.stop(tRank)
+	s.start(tRcomm)
 	if err := mpi.Allreduce(s.c, s.bucketSize, s.bucketSizeTotals, mpi.Sum); err != nil {
 		return err
 	}
+	s.stop(tRcomm)
+	s.start(tRank)
 
 	// Deal whole buckets to ranks in order, moving to the next rank once
 	// the running total passes its share of numKeys.
@@ -74,6 +79,8 @@ func (s *sorter) rankKeys(iteration int) error {
 		s.distrib1[j] = 1
 	}
 
+	s.stop(tRank)
+	s.start(tRcomm)
 	if err := mpi.Alltoall(s.c, s.sendCount, s.recvCount); err != nil {
 		return err
 	}
@@ -94,6 +101,8 @@ func (s *sorter) rankKeys(iteration int) error {
 	if err := mpi.Alltoallv(s.c, s.keyBuff1, s.sendCounts, s.sendDispls, s.keyBuff2, s.recvCounts, s.recvDispls); err != nil {
 		return err
 	}
+	s.stop(tRcomm)
+	s.start(tRank)
 
 	minKey := int(s.distrib1[s.rank]) << shift
 	maxKey := (int(s.distrib2[s.rank]+1) << shift) - 1
@@ -140,6 +149,7 @@ func (s *sorter) rankKeys(iteration int) error {
 			}
 		}
 	}
+	s.stop(tRank)
 	if iteration == maxIterations {
 		s.lastMinKey = minKey
 		s.lastLocalKeys = nLocal
@@ -179,6 +189,8 @@ func (s *sorter) rankShift(i, it int) int64 {
 // fullVerify sorts the last iteration's keys by their ranks and checks the
 // order locally and across the boundary with the previous rank.
 func (s *sorter) fullVerify() error {
+	s.start(tVerify)
+	defer s.stop(tVerify)
 	counts := s.keyBuff1
 	n := s.lastLocalKeys
 	for _, k := range s.keyBuff2[:n] {
@@ -222,4 +234,17 @@ func (s *sorter) fullVerify() error {
 		s.passed++
 	}
 	return nil
+}
+
+// start and stop time a phase when the timer breakdown is on.
+func (s *sorter) start(i int) {
+	if s.timeron {
+		s.tm.Start(i)
+	}
+}
+
+func (s *sorter) stop(i int) {
+	if s.timeron {
+		s.tm.Stop(i)
+	}
 }

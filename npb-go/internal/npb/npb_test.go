@@ -2,8 +2,11 @@ package npb
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/mpi"
 )
 
 // The seeds below are the NPB sequence's published behaviour: x_{k+1} =
@@ -138,5 +141,32 @@ func TestVranlcI8EqualsVranlc(t *testing.T) {
 	}
 	if x1 != x2 {
 		t.Fatalf("final seed %v != %v", x1, x2)
+	}
+}
+
+func TestTimerFlag(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "1": true, "on": true, "TRUE": true, "0": false, "off": false} {
+		t.Setenv("NPB_TIMER_FLAG", v)
+		if got := TimerFlagSet(); got != want {
+			t.Errorf("NPB_TIMER_FLAG=%q: %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestReportTimers(t *testing.T) {
+	var out bytes.Buffer
+	err := mpi.Run(2, func(c *mpi.Comm) error {
+		w := io.Discard
+		if c.Rank() == 0 {
+			w = &out
+		}
+		// Rank r spent r+1 seconds in phase 0.
+		return ReportTimers(c, []float64{float64(c.Rank() + 1), 0}, []string{"total", "comm"}, w)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := " timer  1(total   ) :      1.0000      2.0000      1.5000\n"; !strings.Contains(out.String(), want) {
+		t.Fatalf("missing %q in\n%s", want, out.String())
 	}
 }
