@@ -218,7 +218,7 @@ func (s *ftState) setup(opt Options, say func(string, ...any)) error {
 	}
 	switch {
 	case opt.Np1 != 0 || opt.Np2 != 0:
-		if opt.Np1*opt.Np2 != np {
+		if opt.Np1 < 1 || opt.Np2 < 1 || opt.Np1*opt.Np2 != np {
 			return fmt.Errorf("ft: process grid %dx%d does not match %d ranks", opt.Np1, opt.Np2, np)
 		}
 		s.np1, s.np2 = opt.Np1, opt.Np2

@@ -46,6 +46,8 @@ func TestClassSVerifies(t *testing.T) {
 		{4, Options{}, "1D", "1x   4"},
 		{4, Options{Np1: 2, Np2: 2, Timers: true}, "2D", "2x   2"},
 		{2, Options{Np1: 2, Np2: 1}, "2D", "2x   1"},
+		// Eight y lines per rank: FFT blocks of 8 lines, not 16.
+		{8, Options{Np1: 8, Np2: 1}, "2D", "8x   1"},
 	} {
 		res, out, err := runFT(t, tc.n, tc.opt)
 		if err != nil {
@@ -68,6 +70,8 @@ func TestBadProcessCounts(t *testing.T) {
 	}{
 		{3, Options{}, "power of two"},
 		{4, Options{Np1: 2, Np2: 1}, "does not match"},
+		{4, Options{Np1: -1, Np2: -4}, "does not match"},
+		{128, Options{Np1: 1, Np2: 128}, "cannot"},
 	} {
 		_, _, err := runFT(t, tc.n, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
