@@ -104,7 +104,7 @@ type ftState struct {
 	twiddle    []float64
 	roots      []complex128 // the reference's u: roots of unity
 	scratch    []complex128
-	tile       [transblockpad * transblock]complex128
+	tile       [transblock][transblockpad]complex128
 	xzbuf      []complex128
 	randBuf    []float64
 

@@ -59,17 +59,17 @@ func (s *ftState) transpose2Local(n1, n2 int, xin, xout []complex128) {
 		}
 		return
 	}
-	z := &s.tile
+	z := &s.tile // z[ii][jj] is the reference's z(jj,ii)
 	for j := 0; j < n2; j += transblock {
 		for i := 0; i < n1; i += transblock {
 			for jj := 0; jj < transblock; jj++ {
-				src := xin[i+n1*(j+jj):][:transblock]
+				src := (*[transblock]complex128)(xin[i+n1*(j+jj):][:transblock])
 				for ii, v := range src {
-					z[jj+transblockpad*ii] = v
+					z[ii][jj] = v
 				}
 			}
-			for ii := 0; ii < transblock; ii++ {
-				copy(xout[j+n2*(i+ii):][:transblock], z[transblockpad*ii:])
+			for ii := range z {
+				copy(xout[j+n2*(i+ii):][:transblock], z[ii][:transblock])
 			}
 		}
 	}
