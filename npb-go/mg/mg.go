@@ -82,10 +82,9 @@ type mgState struct {
 	is1, is2, is3, ie1, ie2, ie3 int
 	n1, n2, n3                   int
 
-	buff       [4][]float64
-	u, v, r    []float64
-	w1, w2, w3 []float64 // line scratch of the stencils
-	a, c       [4]float64
+	buff    [4][]float64
+	u, v, r []float64
+	a, c    [4]float64
 
 	t timers
 }
@@ -162,8 +161,6 @@ func newState(work *mpi.Comm, lt, nprocs int) *mgState {
 		s.buff[i] = make([]float64, nm2)
 	}
 	s.u, s.v, s.r = make([]float64, nr), make([]float64, nv), make([]float64, nr)
-	m := nm + 1
-	s.w1, s.w2, s.w3 = make([]float64, m), make([]float64, m), make([]float64, m)
 	return s
 }
 
