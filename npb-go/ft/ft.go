@@ -79,6 +79,7 @@ type Result struct {
 // Options are the knobs the reference reads from inputft.data and
 // timer.flag.
 type Options struct {
+	// Timers prints the detailed timers; rank 0's value is broadcast.
 	Timers bool
 	// Np1, Np2 set the process grid (np1 = 1: 1-D layout, otherwise 2-D);
 	// zero means the reference's default for the process count.
@@ -119,7 +120,7 @@ func Run(c *mpi.Comm, class byte, out io.Writer, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("ft: unknown class %q (want S, W, A, B or C)", class)
 	}
 	s := &ftState{comm: c, me: c.Rank(), np: c.Size(), nx: p.nx, ny: p.ny, nz: p.nz, niter: p.niter}
-	s.t = newTimers(c, opt.Timers)
+	s.t = newTimers(c, false)
 	say := func(format string, args ...any) {
 		if s.me == 0 {
 			fmt.Fprintf(out, format, args...)
@@ -243,6 +244,20 @@ func (s *ftState) setup(opt Options, say func(string, ...any)) error {
 	say(" Number of processes :        %7d\n", np)
 	say(" Processor array     :      %4dx%4d\n", s.np1, s.np2)
 	say(" Layout type         :          %5s\n", [...]string{"0D", "1D", "2D"}[s.layout])
+	// Rank 0's choices reach the others by broadcast, one value per call,
+	// as in the reference.
+	timers := 0
+	if opt.Timers {
+		timers = 1
+	}
+	for _, v := range []*int{&s.np1, &s.np2, &s.layout, &s.niter, &timers} {
+		b := []int32{int32(*v)}
+		if err := mpi.Bcast(s.comm, b, 0); err != nil {
+			return err
+		}
+		*v = int(b[0])
+	}
+	s.t.enabled = timers != 0
 
 	// Extents per layout before division: 1 = (x,y,z), 2 = (x,y,z) or
 	// (y,x,z), 3 = (x,y,z) or (z,x,y).

@@ -13,18 +13,7 @@ func main() {
 		if err != nil {
 			return err
 		}
-		_, err = Run(c, f.Class, os.Stdout, Options{Timers: timerFlag()})
+		_, err = Run(c, f.Class, os.Stdout, Options{Timers: npb.TimerFlagSet()})
 		return err
 	})
-}
-
-// timerFlag is the reference's check_timer_flag: detailed timers are on
-// when a file timer.flag exists in the working directory or NPB_TIMER_FLAG
-// is set to a value other than 0/false.
-func timerFlag() bool {
-	if v, ok := os.LookupEnv("NPB_TIMER_FLAG"); ok {
-		return v != "" && v != "0" && v != "false" && v != "FALSE"
-	}
-	_, err := os.Stat("timer.flag")
-	return err == nil
 }

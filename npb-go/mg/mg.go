@@ -61,7 +61,9 @@ type Result struct {
 
 // Options are run-time knobs the reference takes from files.
 type Options struct {
-	Timers bool // print the per-phase timers (the reference's timer.flag)
+	// Timers prints the per-phase timers (the reference's timer.flag);
+	// rank 0's value is broadcast to the others.
+	Timers bool
 }
 
 // mgState is one rank's benchmark state: everything the reference keeps in
@@ -117,7 +119,6 @@ func Run(c *mpi.Comm, class byte, out io.Writer, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("mg: class %c (%d^3) cannot be split over %d ranks", class, p.size, nprocs)
 	}
 	s := newState(work, lt, nprocs)
-	s.t.enabled = opt.Timers
 	s.nx[lt], s.ny[lt], s.nz[lt] = p.size, p.size, p.size
 	s.a = [4]float64{-8.0 / 3.0, 0, 1.0 / 6.0, 1.0 / 12.0}
 	if p.bigClass {
@@ -131,7 +132,7 @@ func Run(c *mpi.Comm, class byte, out io.Writer, opt Options) (Result, error) {
 			fmt.Fprintf(out, format, args...)
 		}
 	}
-	return s.bench(class, p, total, out, say)
+	return s.bench(class, p, total, opt, out, say)
 }
 
 func newState(work *mpi.Comm, lt, nprocs int) *mgState {
@@ -165,7 +166,7 @@ func newState(work *mpi.Comm, lt, nprocs int) *mgState {
 }
 
 // bench is the reference's main program after argument handling.
-func (s *mgState) bench(class byte, p params, total int, out io.Writer, say func(string, ...any)) (Result, error) {
+func (s *mgState) bench(class byte, p params, total int, opt Options, out io.Writer, say func(string, ...any)) (Result, error) {
 	lt := s.lt
 	for i := 0; i < tLast; i++ {
 		s.t.Clear(i)
@@ -176,7 +177,25 @@ func (s *mgState) bench(class byte, p params, total int, out io.Writer, say func
 	s.t.startAlways(tInit)
 	say("\n\n NAS Parallel Benchmarks 3.4 -- MG Benchmark\n\n")
 	say(" No input file. Using compiled defaults \n")
-	nit := p.nit
+	// Rank 0's parameters reach the others by broadcast, one value (or
+	// the debug vector) per call, as in the reference.
+	nit, timeron := p.nit, 0
+	if opt.Timers {
+		timeron = 1
+	}
+	debug := make([]int32, 8)
+	for _, v := range []*int{&s.lt, &nit, &s.nx[lt], &s.ny[lt], &s.nz[lt]} {
+		if err := bcastInt(s.comm, v); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := mpi.Bcast(s.comm, debug, 0); err != nil {
+		return Result{}, err
+	}
+	if err := bcastInt(s.comm, &timeron); err != nil {
+		return Result{}, err
+	}
+	s.t.enabled = timeron != 0
 
 	s.setup()
 	n1, n2, n3 := s.n1, s.n2, s.n3
@@ -324,4 +343,12 @@ func (s *mgState) mg3P(n1, n2, n3 int) error {
 		return err
 	}
 	return s.psinv(s.r, s.u, n1, n2, n3, k)
+}
+
+// bcastInt broadcasts one integer from rank 0 (an MPI_INTEGER).
+func bcastInt(c *mpi.Comm, v *int) error {
+	b := []int32{int32(*v)}
+	err := mpi.Bcast(c, b, 0)
+	*v = int(b[0])
+	return err
 }
