@@ -149,10 +149,12 @@ func run(o *options, exe string) int {
 	for remaining > 0 {
 		select {
 		case f := <-ex.Failures:
-			if f.Rank < 0 && first == nil {
-				// Not a rank's own failure but trouble reaching a peer: the
-				// peer's death, if that is the cause, is about to be seen
-				// and is the line worth printing.
+			if first == nil {
+				// The failure may be the echo of a peer's death (a receive
+				// from a killed process fails): that death, about to be
+				// seen, is the line worth printing. The reporter itself
+				// exits at once, so this waits long only when nothing else
+				// happens.
 				select {
 				case e := <-exits:
 					if e.p.idx == f.Proc { // the reporter itself, exiting
