@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
@@ -112,7 +113,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			return err
 		}
 		defer tr.Close()
-		me.tcpAddr = tr.Addr()
+		me.tcpAddr = publicAddr(tr.Addr(), host)
 	}
 	// Shared memory assumes gompirun's placement: every process on this
 	// host (it launches only here). The segment must exist before the init
@@ -257,4 +258,18 @@ func setSpin(tcpPeers bool) error {
 // their own.
 func shareCPUs(procs int) {
 	runtime.GOMAXPROCS(max(1, runtime.NumCPU()/procs))
+}
+
+// publicAddr is the address peers dial for a listener bound at addr: a
+// wildcard bind (GOMPI_TCP_LISTEN=0.0.0.0:0, for jobs spanning hosts) is
+// published under the host's name.
+func publicAddr(addr, host string) string {
+	h, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return addr
+	}
+	if ip := net.ParseIP(h); ip != nil && ip.IsUnspecified() {
+		return net.JoinHostPort(host, port)
+	}
+	return addr
 }

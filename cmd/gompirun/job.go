@@ -131,27 +131,46 @@ func run(o *options, exe string) int {
 			killTimer = time.After(killGrace)
 		}
 	}
-	reported := map[int]launch.Failure{}
-	for remaining := o.np; remaining > 0; {
+	remaining := o.np
+	onReport := func(f launch.Failure) { stop(reportedFailure(procs[f.Proc], f)) }
+	onExit := func(e exit) {
+		remaining--
+		e.p.exited = true
+		// A process reports its own failure just before it exits: take the
+		// report, which says why, over the bare exit status.
+		for drained := false; !drained; {
+			select {
+			case f := <-ex.Failures:
+				onReport(f)
+			default:
+				drained = true
+			}
+		}
+		if f, bad := exitFailure(e, ex, first != nil); bad {
+			stop(f)
+		}
+	}
+	for remaining > 0 {
 		select {
 		case f := <-ex.Failures:
-			reported[f.Proc] = f
-			stop(reportedFailure(procs[f.Proc], f))
-		case e := <-exits:
-			remaining--
-			e.p.exited = true
-			for drained := false; !drained; {
+			if first == nil {
+				// The failure may be the echo of a peer's death (a receive
+				// from a killed process fails): that death, about to be
+				// seen, is the line worth printing. The reporter itself
+				// exits at once, so this waits long only when nothing else
+				// happens.
 				select {
-				case f := <-ex.Failures:
-					reported[f.Proc] = f
-					stop(reportedFailure(procs[f.Proc], f))
-				default:
-					drained = true
+				case e := <-exits:
+					if e.p.idx == f.Proc { // the reporter itself, exiting
+						onReport(f)
+					}
+					onExit(e)
+				case <-time.After(200 * time.Millisecond):
 				}
 			}
-			if f, bad := exitFailure(e, ex, first != nil); bad {
-				stop(f)
-			}
+			onReport(f)
+		case e := <-exits:
+			onExit(e)
 		case sig := <-sigs:
 			if killTimer != nil { // a second signal: no more grace
 				killAll(procs, syscall.SIGKILL)
