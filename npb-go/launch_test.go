@@ -1,0 +1,246 @@
+// Package npbgo_test runs the NAS kernels as users do: as separate
+// processes started by gompirun, for real and under virtual time.
+//
+// gompirun and the five kernels are built once (TestMain); every job is
+// bounded by gompirun's -timeout and by the test's own deadline.
+package npbgo_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var kernels = []string{"ep", "is", "cg", "mg", "ft"}
+
+// bin is the directory holding the built gompirun and kernels; work is an
+// empty working directory for the jobs, so that a timer.flag file lying in
+// the source tree cannot change what the kernels print.
+var bin, work string
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "npb-launch-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin, work = filepath.Join(dir, "bin")+string(filepath.Separator), filepath.Join(dir, "work")
+	for _, d := range []string{bin, work} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	// One go command builds all six in parallel.
+	args := []string{"build", "-o", bin, "../cmd/gompirun"}
+	for _, k := range kernels {
+		args = append(args, "./"+k)
+	}
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// gompirun runs one job. env entries override the test's environment; the
+// timer breakdown is switched off so that outputs compare line by line.
+func gompirun(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args = append([]string{"-timeout", "60s"}, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "gompirun"), args...)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "NPB_TIMER_FLAG=0", "GOMPI_TRANSPORT=")
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("gompirun %s did not end within 90s; stderr:\n%s", strings.Join(args, " "), errb.String())
+	}
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func kernel(k string) string { return filepath.Join(bin, k) }
+
+var (
+	verified  = regexp.MustCompile(`(?m)^ Verification\s+=\s+SUCCESSFUL$`)
+	totalProc = regexp.MustCompile(`(?m)^ Total processes\s+=\s+(\d+)$`)
+	// timing lines are the only ones that may differ between two runs of a
+	// kernel with the same class and rank count.
+	timing = regexp.MustCompile(`Time in seconds|Mop/s|CPU Time|Initialization time`)
+)
+
+// verificationValues are, per kernel, the lines holding the numbers that
+// verification compares with the published ones. IS prints none: it checks
+// key ranks internally and reports only the outcome.
+var verificationValues = map[string]*regexp.Regexp{
+	"ep": regexp.MustCompile(`(?m)^(Sums =.*|No\. Gaussian Pairs =.*| +\d+ +\d+)$`),
+	"is": nil,
+	"cg": regexp.MustCompile(`(?m)^ (Zeta is .*|Error is .*)$`),
+	"mg": regexp.MustCompile(`(?m)^ (L2 Norm is .*|Error is .*)$`),
+	"ft": regexp.MustCompile(`(?m)^ T = +\d+ +Checksum = .*$`),
+}
+
+// wantVerified checks that a job ended well, ran ranks ranks and verified.
+func wantVerified(t *testing.T, r result, ranks int) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	if !verified.MatchString(r.stdout) {
+		t.Fatalf("no \"Verification = SUCCESSFUL\" in the output:\n%s", r.stdout)
+	}
+	m := totalProc.FindStringSubmatch(r.stdout)
+	if m == nil || m[1] != fmt.Sprint(ranks) {
+		t.Fatalf("report names %v processes, want %d:\n%s", m, ranks, r.stdout)
+	}
+}
+
+// values returns the verification lines of kernel k's output; it fails
+// when a kernel that prints them printed none.
+func values(t *testing.T, k, stdout string) []string {
+	t.Helper()
+	re := verificationValues[k]
+	if re == nil {
+		return nil
+	}
+	v := re.FindAllString(stdout, -1)
+	if len(v) == 0 {
+		t.Fatalf("%s printed no verification values:\n%s", k, stdout)
+	}
+	return v
+}
+
+// untimed is the output without its timing lines.
+func untimed(stdout string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(stdout, "\n") {
+		if !timing.MatchString(l) {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// sameResults requires two runs of one kernel to agree on every value and
+// every other line but the timings.
+func sameResults(t *testing.T, k string, a, b result, what string) {
+	t.Helper()
+	if va, vb := values(t, k, a.stdout), values(t, k, b.stdout); strings.Join(va, "\n") != strings.Join(vb, "\n") {
+		t.Fatalf("%s: verification values differ:\n%s\n--- versus ---\n%s", what, strings.Join(va, "\n"), strings.Join(vb, "\n"))
+	}
+	if ua, ub := untimed(a.stdout), untimed(b.stdout); ua != ub {
+		t.Fatalf("%s: outputs differ beyond the timings:\n%s\n--- versus ---\n%s", what, ua, ub)
+	}
+}
+
+// TestClassWTwoProcesses runs every kernel at class W as two processes,
+// over shared memory (the default between processes of one host) and over
+// forced TCP; both must verify, with the same numbers.
+func TestClassWTwoProcesses(t *testing.T) {
+	for _, k := range kernels {
+		t.Run(k, func(t *testing.T) {
+			shm := gompirun(t, nil, "-np", "2", kernel(k), "-class", "W")
+			wantVerified(t, shm, 2)
+			if shm.stderr != "" {
+				t.Errorf("stderr of a successful run: %q", shm.stderr)
+			}
+			tcp := gompirun(t, []string{"GOMPI_TRANSPORT=tcp"}, "-np", "2", kernel(k), "-class", "W")
+			wantVerified(t, tcp, 2)
+			sameResults(t, k, shm, tcp, "shared memory versus TCP")
+		})
+	}
+}
+
+var report = regexp.MustCompile(`(?m)^gompi prediction: (\d+) ranks on machine \S+, cpu-scale (\S+)\n\s+predicted time\s+\S+ \S+ \(rank \d+ finishes last\)$`)
+
+// wantReport checks the prediction report gompirun prints on stderr.
+func wantReport(t *testing.T, r result, ranks int, cpuScale string) {
+	t.Helper()
+	m := report.FindStringSubmatch(r.stderr)
+	if m == nil || m[1] != fmt.Sprint(ranks) || m[2] != cpuScale {
+		t.Fatalf("no prediction report for %d ranks at cpu-scale %s on stderr:\n%s", ranks, cpuScale, r.stderr)
+	}
+}
+
+// TestVirtualVerifiesAsReal runs every kernel at class S under virtual
+// time, 4 ranks over 2 processes, and compares it with a real 4-process
+// run: virtual time changes the clock, never the computation, so the
+// verification values must be identical.
+func TestVirtualVerifiesAsReal(t *testing.T) {
+	for _, k := range kernels {
+		t.Run(k, func(t *testing.T) {
+			realRun := gompirun(t, nil, "-np", "4", kernel(k), "-class", "S")
+			wantVerified(t, realRun, 4)
+			virt := gompirun(t, nil, "-np", "2", "-virtual", "4", "-cpu-scale", "1", kernel(k), "-class", "S")
+			wantVerified(t, virt, 4)
+			wantReport(t, virt, 4, "1")
+			sameResults(t, k, realRun, virt, "real versus virtual")
+		})
+	}
+	// Ignoring the measured computation (cpu-scale 0) changes nothing
+	// either; here 8 ranks, as 4 per process both times.
+	t.Run("cg/cpu-scale-0", func(t *testing.T) {
+		realRun := gompirun(t, nil, "-np", "2", "-ranks", "8", kernel("cg"), "-class", "S")
+		wantVerified(t, realRun, 8)
+		virt := gompirun(t, nil, "-np", "2", "-virtual", "8", "-cpu-scale", "0", kernel("cg"), "-class", "S")
+		wantVerified(t, virt, 8)
+		wantReport(t, virt, 8, "0")
+		sameResults(t, "cg", realRun, virt, "real versus virtual")
+	})
+}
+
+// TestBadInput: a kernel given what it cannot run ends the job with a
+// non-zero status and one line naming the problem, never a hang. (No
+// kernel has an option that perturbs its data, so the exit status of a
+// failed verification cannot be provoked honestly from here; the kernels
+// return it as an error from the rank function, which gompirun's own tests
+// cover.)
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-np", "2", kernel("cg"), "-class", "Q"}, `cg: unknown class "Q"`},
+		{[]string{"-np", "2", kernel("ep"), "-bogus"}, "ep: flag provided but not defined: -bogus"},
+		{[]string{"-np", "3", kernel("is")}, "is: number of processes 3 is not a power of two"},
+		{[]string{"-np", "3", kernel("cg")}, "cg: number of processes 3 is not a power of two"},
+		{[]string{"-np", "3", kernel("ft")}, "ft: the number of ranks must be a power of two, got 3"},
+		{[]string{"-np", "2", "-virtual", "6", kernel("is")}, "is: number of processes 6 is not a power of two"},
+	}
+	for _, c := range cases {
+		r := gompirun(t, nil, c.args...)
+		if r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("gompirun %s: exit %d, stderr %q; want a non-zero exit and one line with %q",
+				strings.Join(c.args, " "), r.code, r.stderr, c.msg)
+		}
+	}
+}
