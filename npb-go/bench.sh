@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench.sh: the NAS kernels run through gompirun, side by side with an
+# NPB 3.4 MPI reference build when one is given.
+#
+#   npb-go/bench.sh [-class A] [-np "1 2"] [-runs 3] [-ref DIR] [-kernels "ep is cg mg ft"]
+#
+# For every kernel and process count it prints the best (smallest) of -runs
+# runs of: the kernel's own "Time in seconds" (npb-s) and the wall time of
+# the whole job (wall-s: launch, setup and verification included). -ref DIR
+# is the bin directory of an NPB 3.4 MPI build (holding k.CLASS.x), run with
+# `mpirun -np N` the same number of times, alternating with the Go runs so
+# that both see the same load. Run from the repository root.
+set -euo pipefail
+
+class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-class) class=$2 ;;
+	-np) nps=$2 ;;
+	-runs) runs=$2 ;;
+	-ref) ref=$2 ;;
+	-kernels) kernels=$2 ;;
+	*) echo "bench.sh: unknown option $1 (see the comment at the top)" >&2; exit 2 ;;
+	esac
+	shift 2 || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
+done
+if [ ! -f go.mod ] || [ ! -d npb-go ]; then
+	echo "bench.sh: run me from the repository root" >&2
+	exit 2
+fi
+
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/" ./cmd/gompirun $(for k in $kernels; do echo ./npb-go/$k; done)
+
+# one CMD...: prints "npb-s wall-s" of one run; fails unless it verified.
+one() {
+	local out start end
+	start=$(date +%s.%N)
+	out=$("$@" 2>&1) || { echo "bench.sh: $* failed:" >&2; echo "$out" >&2; return 1; }
+	end=$(date +%s.%N)
+	if ! grep -q "Verification *= *SUCCESSFUL" <<<"$out"; then
+		echo "bench.sh: $* did not verify:" >&2
+		echo "$out" >&2
+		return 1
+	fi
+	awk -v s="$start" -v e="$end" '/Time in seconds/ { t = $NF } END { printf "%s %.2f\n", t, e - s }' <<<"$out"
+}
+
+# best "a b" "c d" ...: the smallest npb-s and the smallest wall-s.
+best() {
+	printf '%s\n' "$@" | awk 'NR == 1 || $1 < t { t = $1 } NR == 1 || $2 < w { w = $2 } END { printf "%.2f %.2f", t, w }'
+}
+
+printf "%-6s %-5s %-5s %-9s %-9s %-9s %-9s\n" kernel class ranks go-npb-s go-wall-s ref-npb-s ref-wall-s
+for k in $kernels; do
+	for np in $nps; do
+		g=() r=()
+		for ((i = 0; i < runs; i++)); do
+			g+=("$(one "$bin/gompirun" -np "$np" "$bin/$k" -class "$class")")
+			if [ -n "$ref" ]; then
+				r+=("$(one mpirun -np "$np" "$ref/$k.$class.x")")
+			fi
+		done
+		gb=$(best "${g[@]}")
+		rb="- -"
+		if [ -n "$ref" ]; then rb=$(best "${r[@]}"); fi
+		printf "%-6s %-5s %-5s %-9s %-9s %-9s %-9s\n" "$k" "$class" "$np" $gb $rb
+	done
+done
