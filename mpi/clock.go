@@ -29,6 +29,11 @@ func (a Activity) String() string {
 // real mode Early always reports false, the early queue stays empty and the
 // loop is exactly Algorithm 1.
 type Clock interface {
+	// End returns, for DR, the model time at which the copy of the message
+	// into the user buffer completes (t_V + size/B_mem); the engine hands it
+	// to Ready in the waiting activity that completes the receive. DR does
+	// not advance t_V itself (see Ready). Other activities return 0.
+	//
 	// SimStart is E_Start, called when the rank begins; SimEnd is E_End,
 	// called when its function returns.
 	SimStart()
@@ -38,7 +43,7 @@ type Clock interface {
 	// last end event). End is E_end of DS, RS, DR or AS: size is the message
 	// size in bytes the activity copied (0 for REQ and ACK).
 	Begin(a Activity)
-	End(a Activity, size int)
+	End(a Activity, size int) (copied float64)
 
 	// Stamp sets h.Arrival, the target arrival time t_a of a message sent now
 	// by DS, RS or AS (Eq. 3 with t_s = t_V).
@@ -64,6 +69,15 @@ type Clock interface {
 	// looks for, and leaves it in the unexpected queue undealt: the wait
 	// ends no earlier than the target would see m.
 	Found(m *transport.Header)
+	// Ready is for a receive completed by DR in its starting phase and
+	// waited for now: the wait ends no earlier than the copy completes
+	// (copied, from End). This makes an eager message that reached the
+	// target before its receive was posted cost the same whether the host
+	// saw it before the posting (DR) or after it (Algorithm 3 with t_temp =
+	// the posting time), which repeatability needs; the paper's DR instead
+	// adds the copy to t_V at once (Sect. 4.3), which differs only when the
+	// rank computes between the receive and its wait.
+	Ready(copied float64)
 	// WaitEnd is E_end of WT: num++ and t_V = A_WT_end[num-1].
 	WaitEnd()
 
@@ -80,7 +94,7 @@ type nopClock struct{}
 func (nopClock) SimStart()                                                     {}
 func (nopClock) SimEnd()                                                       {}
 func (nopClock) Begin(Activity)                                                {}
-func (nopClock) End(Activity, int)                                             {}
+func (nopClock) End(Activity, int) float64                                     { return 0 }
 func (nopClock) Stamp(*transport.Header)                                       {}
 func (nopClock) WaitStart(bool)                                                {}
 func (nopClock) Early(*transport.Header) bool                                  { return false }
@@ -88,6 +102,7 @@ func (nopClock) DueNow(*transport.Header) bool                                 {
 func (nopClock) DueInWait(*transport.Header) bool                              { return true }
 func (nopClock) Deal(*transport.Header, bool, *transport.Header, int, float64) {}
 func (nopClock) Found(*transport.Header)                                       {}
+func (nopClock) Ready(float64)                                                 {}
 func (nopClock) WaitEnd()                                                      {}
 func (nopClock) Now() (float64, bool)                                          { return 0, false }
 func (nopClock) Elapse(float64)                                                {}

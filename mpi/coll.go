@@ -1,5 +1,7 @@
 package mpi
 
+import "unsafe"
+
 // Collective operations are schedules of the engine's own sends and
 // receives on the communicator's collective context (c.ctx+1), as MPICH
 // builds them: a virtual run sees every message a real MPI library would
@@ -78,6 +80,18 @@ func (c *Comm) checkRoot(root int, what string) error {
 		return errorf(ClassRoot, "%s: root %d out of range [0,%d)", what, root, c.Size())
 	}
 	return nil
+}
+
+// overlap reports whether two byte buffers share memory. Collectives whose
+// schedule reads the send buffer after writing the receive buffer refuse
+// overlapping buffers (MPI forbids them; the ...InPlace forms exist for
+// that).
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // pof2Below is the largest power of two not above n (n >= 1).

@@ -28,6 +28,7 @@ const (
 	AlltoallMediumMsgSize        = 32768  // MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE
 	AlltoallThrottle             = 32     // MPIR_CVAR_ALLTOALL_THROTTLE
 	ReduceScatterCommLongMsgSize = 524288 // MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE
+	GathervSsendMinProcs         = 32     // MPIR_CVAR_GATHERV_INTER_SSEND_MIN_PROCS
 )
 
 // CollEnvPrefix prefixes the variables that force collective algorithms.
@@ -61,13 +62,12 @@ const (
 	algoScattered      // all sends and receives posted at once, in batches
 	algoPairwise       // pairwise exchange
 	algoRecHalving     // reduce-scatter: recursive halving
-	algoReduceScatterv // reduce-scatter: binomial reduce + scatterv (order preserving)
 	algoNoncommutative // reduce-scatter: recursive halving on bit-reversed blocks (order preserving)
 	nAlgo
 )
 
 var algoNames = [nAlgo]string{"auto", "binomial", "scatter_ring_allgather", "scatter_recursive_doubling_allgather",
-	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving", "reduce_scatterv",
+	"recursive_doubling", "rabenseifner", "ring", "bruck", "scattered", "pairwise", "recursive_halving",
 	"noncommutative"}
 
 func (a algo) String() string { return algoNames[a] }
@@ -79,7 +79,7 @@ var collAlgos = [nColl][]algo{
 	collAllreduce:     {algoRecDbl, algoRabenseifner, algoRing},
 	collAllgather:     {algoRecDbl, algoBruck, algoRing},
 	collAlltoall:      {algoBruck, algoScattered, algoPairwise},
-	collReduceScatter: {algoRecHalving, algoPairwise, algoNoncommutative, algoReduceScatterv},
+	collReduceScatter: {algoRecHalving, algoPairwise, algoRecDbl, algoNoncommutative},
 }
 
 type collForce struct {

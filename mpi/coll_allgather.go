@@ -97,9 +97,6 @@ func (c *Comm) allgather(buf []byte, off []int) error {
 	if err != nil {
 		return err
 	}
-	if a == algoRecDbl && !isPof2(n) {
-		a = algoAuto
-	}
 	if a == algoAuto {
 		total := off[n]
 		switch {
@@ -113,7 +110,7 @@ func (c *Comm) allgather(buf []byte, off []int) error {
 	}
 	switch a {
 	case algoRecDbl:
-		return c.allgatherRecDbl(buf, off)
+		return c.allgatherRecDbl(buf, off, c.rank, func(x int) int { return x }, tagAllgather)
 	case algoBruck:
 		return c.allgatherBruck(buf, off)
 	}
@@ -134,15 +131,47 @@ func (c *Comm) allgatherRing(buf []byte, off []int) error {
 	return nil
 }
 
-// allgatherRecDbl (n a power of two): in round k a rank swaps the 2^k
-// consecutive blocks it holds with rank^2^k.
-func (c *Comm) allgatherRecDbl(buf []byte, off []int) error {
-	n, me := c.Size(), c.rank
-	for mask := 1; mask < n; mask <<= 1 {
+// allgatherRecDbl is MPICH's recursive doubling: in round k a rank swaps
+// the blocks of its subtree of 2^k ranks with rank^2^k. When n is not a
+// power of two some partners do not exist; the ranks of a subtree that did
+// have one then pass the blocks they got down to those that did not, by
+// recursive halving inside the subtree (MPICH's fix-up; by default this
+// algorithm is chosen only for powers of two, where no fix-up happens).
+// me is the caller's position in the block order and peer maps a position
+// to a communicator rank (Bcast runs this on ranks relative to its root).
+func (c *Comm) allgatherRecDbl(buf []byte, off []int, me int, peer func(int) int, tag int) error {
+	n := c.Size()
+	blocks := func(lo, hi int) []byte { return buf[off[min(lo, n)]:off[min(hi, n)]] }
+	for i, mask := 0, 1; mask < n; i, mask = i+1, mask<<1 {
 		dst := me ^ mask
-		s, r := me&^(mask-1), dst&^(mask-1)
-		if err := c.exchange(buf[off[s]:off[s+mask]], dst, buf[off[r]:off[r+mask]], dst, tagAllgather); err != nil {
-			return err
+		myRoot, dstRoot := me>>i<<i, dst>>i<<i
+		if dst < n {
+			if err := c.exchange(blocks(myRoot, myRoot+mask), peer(dst), blocks(dstRoot, dstRoot+mask), peer(dst), tag); err != nil {
+				return err
+			}
+		}
+		if dstRoot+mask <= n {
+			continue
+		}
+		// The sibling subtree is cut short by n: only the first `have`
+		// ranks of this subtree got its blocks (have <= 0: it has none).
+		have := n - myRoot - mask
+		missing := blocks(myRoot+mask, n)
+		k := i
+		for tm := mask >> 1; tm > 0; tm >>= 1 {
+			d := me ^ tm
+			root := me >> k << k
+			switch {
+			case d > me && me < root+have && d >= root+have:
+				if err := c.send(missing, peer(d), tag); err != nil {
+					return err
+				}
+			case d < me && d < root+have && me >= root+have:
+				if err := c.recv(missing, peer(d), tag); err != nil {
+					return err
+				}
+			}
+			k--
 		}
 	}
 	return nil

@@ -14,6 +14,9 @@ func Alltoall[T Numeric](c *Comm, send, recv []T) error {
 	if len(recv) < len(send) {
 		return errorf(ClassCount, "Alltoall: receive buffer of %d elements, need %d", len(recv), len(send))
 	}
+	if overlap(asBytes(send), asBytes(recv)) {
+		return errorf(ClassBuffer, "Alltoall: send and receive buffers overlap (use AlltoallInPlace)")
+	}
 	return c.alltoall(asBytes(send), asBytes(recv[:len(send)]), len(send)/n*sizeOf[T]())
 }
 
@@ -196,6 +199,9 @@ func Alltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv 
 	}
 	if sendCounts[me] != recvCounts[me] {
 		return errorf(ClassCount, "Alltoallv: rank %d sends itself %d elements but receives %d", me, sendCounts[me], recvCounts[me])
+	}
+	if overlap(asBytes(send), asBytes(recv)) {
+		return errorf(ClassBuffer, "Alltoallv: send and receive buffers overlap (use AlltoallvInPlace)")
 	}
 	copy(recv[recvDispls[me]:recvDispls[me]+recvCounts[me]], send[sendDispls[me]:])
 	if n == 1 {

@@ -21,9 +21,6 @@ func (c *Comm) bcast(buf []byte, root int) error {
 	if err != nil {
 		return err
 	}
-	if a == algoScatterRecDbl && !isPof2(n) {
-		a = algoAuto
-	}
 	if a == algoAuto {
 		switch {
 		case nb < BcastShortMsgSize || n < BcastMinProcs:
@@ -47,7 +44,10 @@ func (c *Comm) bcast(buf []byte, root int) error {
 }
 
 // bcastBinomial: ranks relative to root form a binomial tree; a rank
-// receives from its parent, then sends to its children, farthest first.
+// receives from its parent, then sends to its children, farthest first,
+// one blocking send after another as MPICH does (above the eager limit the
+// next child's handshake starts only when the previous transfer is done,
+// and predictions must see that).
 func (c *Comm) bcastBinomial(buf []byte, root int) error {
 	n := c.Size()
 	rel := (c.rank - root + n) % n
@@ -61,16 +61,14 @@ func (c *Comm) bcastBinomial(buf []byte, root int) error {
 		}
 		mask <<= 1
 	}
-	var reqs []*Request
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
-			reqs = append(reqs, c.csend(buf, (rel+mask+root)%n, tagBcast))
+			if err := c.send(buf, (rel+mask+root)%n, tagBcast); err != nil {
+				return err
+			}
 		}
 	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	return waitColl(reqs...)
+	return nil
 }
 
 // bcastChunk is the byte range of relative rank j's chunk when buf is cut
@@ -99,19 +97,17 @@ func (c *Comm) scatterForBcast(buf []byte, root int) error {
 		}
 		mask <<= 1
 	}
-	var reqs []*Request
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
 			lo, hi := bcastChunk(nb, n, rel+mask, mask)
 			if hi > lo {
-				reqs = append(reqs, c.csend(buf[lo:hi], (rel+mask+root)%n, tagBcast))
+				if err := c.send(buf[lo:hi], (rel+mask+root)%n, tagBcast); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	return waitColl(reqs...)
+	return nil
 }
 
 // bcastRingAllgather circulates the chunks around the ring of relative
@@ -132,18 +128,14 @@ func (c *Comm) bcastRingAllgather(buf []byte, root int) error {
 	return nil
 }
 
-// bcastRecDblAllgather gathers the chunks by recursive doubling (n a power
-// of two): in round k a rank swaps the 2^k chunks it holds with rank^2^k.
+// bcastRecDblAllgather gathers the chunks by recursive doubling over ranks
+// relative to root (with MPICH's fix-up when n is not a power of two).
 func (c *Comm) bcastRecDblAllgather(buf []byte, root int) error {
 	n, nb := c.Size(), len(buf)
-	rel := (c.rank - root + n) % n
-	for mask := 1; mask < n; mask <<= 1 {
-		dst := rel ^ mask
-		slo, shi := bcastChunk(nb, n, rel&^(mask-1), mask)
-		rlo, rhi := bcastChunk(nb, n, dst&^(mask-1), mask)
-		if err := c.exchange(buf[slo:shi], (dst+root)%n, buf[rlo:rhi], (dst+root)%n, tagBcast); err != nil {
-			return err
-		}
+	off := make([]int, n+1)
+	for j := range off {
+		off[j], _ = bcastChunk(nb, n, j, 0)
 	}
-	return nil
+	rel := (c.rank - root + n) % n
+	return c.allgatherRecDbl(buf, off, rel, func(x int) int { return (x + root) % n }, tagBcast)
 }

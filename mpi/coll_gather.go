@@ -123,7 +123,7 @@ func ScatterInPlace[T Numeric](c *Comm, buf []T, root int) error {
 
 // scatter is the binomial scatter (MPICH's): the root holds all blocks in
 // relative order, and every rank passes the upper halves of what it holds
-// to its children.
+// to its children, one blocking send after another.
 func (c *Comm) scatter(in, out []byte, root int) error {
 	if err := c.begin(); err != nil {
 		return err
@@ -161,22 +161,20 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 			mask <<= 1
 		}
 	}
-	var reqs []*Request
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
 			cnt := min(mask, n-rel-mask)
-			reqs = append(reqs, c.csend(tmp[mask*bs:(mask+cnt)*bs], (rel+mask+root)%n, tagScatter))
+			if err := c.send(tmp[mask*bs:(mask+cnt)*bs], (rel+mask+root)%n, tagScatter); err != nil {
+				return err
+			}
 		}
 	}
 	copy(out, tmp[:bs])
-	if len(reqs) == 0 {
-		return nil
-	}
-	return waitColl(reqs...)
+	return nil
 }
 
 // checkV validates the counts and displacements of a v-collective against a
-// buffer of length blen and buffer of length blen (elements).
+// buffer of blen elements.
 func checkV(what string, n int, counts, displs []int, blen int) error {
 	if len(counts) < n || len(displs) < n {
 		return errorf(ClassCount, "%s: need %d counts and displacements, got %d and %d", what, n, len(counts), len(displs))
@@ -218,7 +216,10 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 		if len(send) == 0 {
 			return nil
 		}
-		return c.send(asBytes(send), root, tagGather)
+		// MPICH sends synchronously from communicators of at least
+		// GathervSsendMinProcs ranks, so the root is not flooded.
+		sync := c.Size() >= GathervSsendMinProcs
+		return waitColl(c.r.isend(c, asBytes(send), c.group.worldRank(root), tagGather, c.ctx+1, sync))
 	}
 	n := c.Size()
 	if err := checkV("Gatherv", n, counts, displs, len(recv)); err != nil {

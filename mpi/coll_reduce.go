@@ -201,7 +201,7 @@ func blockDispls(count, size, p int) []int {
 func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd *reduction, tag int) (lo, hi int, err error) {
 	rem := c.Size() - pof2Below(c.Size())
 	lo, hi = 0, len(disp)-1
-	tmp := make([]byte, len(acc))
+	var tmp []byte // receives the partner's copy of the kept half: the first is the largest
 	for _, m := range masks {
 		partner := newrank ^ m
 		mid := (lo + hi) / 2
@@ -209,7 +209,10 @@ func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd
 		if newrank&m != 0 {
 			klo, khi, slo, shi = mid, hi, lo, mid
 		}
-		keep, in := acc[disp[klo]:disp[khi]], tmp[disp[klo]:disp[khi]]
+		if tmp == nil {
+			tmp = make([]byte, max(disp[mid]-disp[lo], disp[hi]-disp[mid]))
+		}
+		keep, in := acc[disp[klo]:disp[khi]], tmp[:disp[khi]-disp[klo]]
 		if err := c.exchange(acc[disp[slo]:disp[shi]], oldRank(partner, rem), in, oldRank(partner, rem), tag); err != nil {
 			return 0, 0, err
 		}

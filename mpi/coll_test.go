@@ -355,6 +355,15 @@ func TestCollMessageCounts(t *testing.T) {
 		want func(n int) int // messages sent by all ranks together
 	}
 	lg := ceilLog2
+	// pof2Only marks formulas stated for powers of two only (-1: not checked).
+	pof2Only := func(f func(n int) int) func(n int) int {
+		return func(n int) int {
+			if !isPof2(n) {
+				return -1
+			}
+			return f(n)
+		}
+	}
 	rd := func(n int) int { p := pof2Below(n); return 2*(n-p) + p*lg(p) }
 	const k = 64
 	cases := []tc{
@@ -380,6 +389,12 @@ func TestCollMessageCounts(t *testing.T) {
 			func(n int) int { return n * (n - 1) }},
 		{collReduceScatter, algoRecHalving, func(c *Comm) error { return ReduceScatterBlockInPlace(c, make([]int64, k*c.Size()), Sum) },
 			func(n int) int { p := pof2Below(n); return 2*(n-p) + p*lg(p) }},
+		{collBcast, algoScatterRecDbl, func(c *Comm) error { return Bcast(c, make([]int64, k), 0) },
+			pof2Only(func(n int) int { return n - 1 + n*lg(n) })},
+		{collReduceScatter, algoRecDbl, func(c *Comm) error { return ReduceScatterBlockInPlace(c, make([]int64, k*c.Size()), Sum) },
+			pof2Only(func(n int) int { return n * lg(n) })},
+		{collReduceScatter, algoNoncommutative, func(c *Comm) error { return ReduceScatterBlockInPlace(c, make([]int64, k*c.Size()), Sum) },
+			pof2Only(func(n int) int { return n * lg(n) })},
 		{nColl, 0, func(c *Comm) error { return ScanInPlace(c, make([]int64, k), Sum) },
 			func(n int) int {
 				s := 0
@@ -400,6 +415,9 @@ func TestCollMessageCounts(t *testing.T) {
 			setForced(nil)
 		}
 		for _, n := range []int{6, 8, 13} {
+			if x.want(n) < 0 {
+				continue
+			}
 			var total int64
 			err := Run(n, func(c *Comm) error {
 				before := c.r.stats.sent
@@ -429,6 +447,7 @@ func TestCollMessageCounts(t *testing.T) {
 func TestCollErrors(t *testing.T) {
 	err := Run(3, func(c *Comm) error {
 		f := []float64{1}
+		f3 := make([]float64, 6)
 		check := func(what string, err error, want error) error {
 			if !errors.Is(err, want) {
 				return fmt.Errorf("%s: got %v, want %v", what, err, want)
@@ -450,6 +469,8 @@ func TestCollErrors(t *testing.T) {
 			{"Bcast root", Bcast(c, f, 3), ErrRoot},
 			{"Reduce root", Reduce(c, f, f, Sum, -1), ErrRoot},
 			{"Alltoall uneven", Alltoall(c, make([]int, 4), make([]int, 4)), ErrCount},
+			{"Alltoall aliased", Alltoall(c, f3[:3], f3[1:]), ErrBuffer},
+			{"Alltoallv aliased", Alltoallv(c, f3, []int{1, 1, 1}, []int{0, 1, 2}, f3, []int{1, 1, 1}, []int{0, 1, 2}), ErrBuffer},
 			{"Allreduce short recv", Allreduce(c, []int{1, 2}, []int{0}, Sum), ErrCount},
 			{"ReduceScatter counts", ReduceScatter(c, make([]int, 5), make([]int, 5), []int{1, 1, 1}, Sum), ErrCount},
 			{"Allgatherv displs", Allgatherv(c, []int{1}, make([]int, 3), []int{1, 1, 1}, []int{0, 1, 5}), ErrCount},
@@ -463,6 +484,24 @@ func TestCollErrors(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A null communicator is an ErrComm error, not a panic.
+	var null *Comm
+	for what, err := range map[string]error{
+		"Barrier":             null.Barrier(),
+		"Bcast":               Bcast(null, []int{1}, 0),
+		"Allreduce":           Allreduce(null, []int{1}, []int{1}, Sum),
+		"ReduceInPlace":       ReduceInPlace(null, []int{1}, Sum, 0),
+		"GatherInPlace":       GatherInPlace(null, []int{1}, 0),
+		"Scatterv":            Scatterv(null, []int{1}, []int{1}, []int{0}, []int{1}, 0),
+		"Alltoallv":           Alltoallv(null, []int{1}, []int{1}, []int{0}, []int{1}, []int{1}, []int{0}),
+		"ReduceScatterBlock":  ReduceScatterBlock(null, []int{1}, []int{1}, Sum),
+		"ExscanInPlace":       ExscanInPlace(null, []int{1}, Sum),
+		"AllreduceLocInPlace": AllreduceLocInPlace(null, []ValIdx[int]{{}}, MaxLoc),
+	} {
+		if !errors.Is(err, ErrComm) {
+			t.Errorf("%s on a null communicator: %v", what, err)
+		}
 	}
 	// A freed communicator is refused.
 	err = Run(2, func(c *Comm) error {
@@ -507,4 +546,69 @@ func TestCollEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCollVolumes checks the bytes-sent column of docs/collectives.md: the
+// total over all ranks of the bytes each algorithm sends, for m = 512-byte
+// buffers (b = 512-byte blocks), which p divides so the blocks are even.
+func TestCollVolumes(t *testing.T) {
+	const k = 64 // int64s: m = b = 512 bytes
+	const m = 8 * k
+	lg := ceilLog2
+	a2a := func(c *Comm) error { return Alltoall(c, make([]int64, k*c.Size()), make([]int64, k*c.Size())) }
+	ag := func(c *Comm) error { return AllgatherInPlace(c, make([]int64, k*c.Size())) }
+	ar := func(c *Comm) error { return AllreduceInPlace(c, make([]int64, k), Sum) }
+	cases := []struct {
+		kind collKind
+		a    algo
+		call func(c *Comm) error
+		want func(n int) int // bytes sent by all ranks together
+	}{
+		{collBcast, algoBinomial, func(c *Comm) error { return Bcast(c, make([]int64, k), 0) }, func(n int) int { return (n - 1) * m }},
+		{collAllreduce, algoRecDbl, ar, func(n int) int { p := pof2Below(n); return 2*(n-p)*m + p*lg(p)*m }},
+		{collAllreduce, algoRabenseifner, ar, func(n int) int { p := pof2Below(n); return 2*(n-p)*m + 2*(p-1)*m }},
+		{collAllreduce, algoRing, ar, func(n int) int { return 2 * (n - 1) * m }},
+		{collAllgather, algoRing, ag, func(n int) int { return n * (n - 1) * m }},
+		{collAllgather, algoBruck, ag, func(n int) int { return n * (n - 1) * m }},
+		{collAlltoall, algoPairwise, a2a, func(n int) int { return n * (n - 1) * m }},
+		{collAlltoall, algoScattered, a2a, func(n int) int { return n * (n - 1) * m }},
+		{collAlltoall, algoBruck, a2a, func(n int) int {
+			s := 0
+			for pow := 1; pow < n; pow <<= 1 {
+				for i := 0; i < n; i++ {
+					if i&pow != 0 {
+						s++
+					}
+				}
+			}
+			return n * s * m
+		}},
+	}
+	for _, x := range cases {
+		forceAlgo(t, x.kind, x.a)
+		for _, n := range []int{6, 8, 13} {
+			var total int64
+			err := Run(n, func(c *Comm) error {
+				before := c.r.stats.sentBytes
+				if err := x.call(c); err != nil {
+					return err
+				}
+				sent := []int64{c.r.stats.sentBytes - before}
+				if err := AllreduceInPlace(c, sent, Sum); err != nil {
+					return err
+				}
+				if c.Rank() == 0 {
+					total = sent[0]
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := x.want(n); total != int64(want) {
+				t.Errorf("%v=%v n=%d: %d bytes, want %d", x.kind, x.a, n, total, want)
+			}
+		}
+	}
+	setForced(nil)
 }

@@ -38,6 +38,7 @@ type Request struct {
 	posted   bool    // receive: sits in the posted queue
 	waitMark uint64  // equals rank.waitEpoch while this request is being waited on
 	vstart   float64 // virtual mode: the rank's virtual time when the receive was posted
+	vready   float64 // virtual mode: model time a DR copy completes, for the wait (Clock.Ready)
 	status   Status
 	err      error
 	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
@@ -136,7 +137,7 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 			r.clock.Begin(ActDR)
 			n := len(f.Payload)
 			r.copyOut(q, f) // frees f
-			r.clock.End(ActDR, n)
+			q.vready = r.clock.End(ActDR, n)
 		} else {
 			r.clock.Begin(ActAS)
 			ack := r.ackFor(q, f)

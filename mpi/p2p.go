@@ -226,7 +226,7 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)
-	r.waitPhase(found, block, siteProbe)
+	r.waitPhase(found, block, siteProbe, nil)
 	r.probe = nil
 	if !found() {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil

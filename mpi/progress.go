@@ -12,7 +12,7 @@ import (
 //
 // Requests being waited for carry waitMark == r.waitEpoch; a frame is
 // "related to c" when the operation it belongs to is one of them.
-func (r *rank) waitPhase(done func() bool, block bool, where waitSite) {
+func (r *rank) waitPhase(done func() bool, block bool, where waitSite, reqs []*Request) {
 	r.checkAbort()
 	clk := r.clock
 	clk.Begin(ActWT)
@@ -39,10 +39,25 @@ func (r *rank) waitPhase(done func() bool, block bool, where waitSite) {
 			r.dispatch(f)
 		}
 	}
+	r.foldReady(reqs)
 	if len(r.early) > 0 { // lines 22-27
 		r.drainEarly(func(f *transport.Frame, _ bool) bool { return clk.DueInWait(&f.Header) })
 	}
 	clk.WaitEnd() // line 28 and E_end^WT
+}
+
+// foldReady ends the current wait no earlier than the DR copies of the
+// completed receives it waits for (Clock.Ready), once per receive.
+func (r *rank) foldReady(reqs []*Request) {
+	if !r.virtual {
+		return
+	}
+	for _, q := range reqs {
+		if q != nil && q.vready != 0 && q.done.Load() {
+			r.clock.Ready(q.vready)
+			q.vready = 0
+		}
+	}
 }
 
 // earlyMsg is a frame in the early queue: it reached the host before it
@@ -213,23 +228,39 @@ func (q *Request) Wait() (Status, error) {
 	if !q.done.Load() {
 		r.waitEpoch++
 		r.mark(q)
-		r.waitPhase(q.done.Load, true, siteWait)
+		r.waitPhase(q.done.Load, true, siteWait, []*Request{q})
 	} else {
-		r.emptyWait()
+		r.emptyWait([]*Request{q})
 	}
 	return q.finish()
 }
 
 // emptyWait is the waiting activity of an operation already complete:
 // Algorithm 2 lines 1-3, which still pass through the event points.
-func (r *rank) emptyWait() {
+func (r *rank) emptyWait(reqs []*Request) {
 	r.checkAbort()
 	r.clock.Begin(ActWT)
 	r.clock.WaitStart(true)
+	r.foldReady(reqs)
 	if len(r.early) > 0 {
 		r.drainEarly(func(f *transport.Frame, _ bool) bool { return r.clock.DueInWait(&f.Header) })
 	}
 	r.clock.WaitEnd()
+}
+
+// readyPending reports whether a completed request still has a DR copy to
+// fold into a wait: a Test that finds it complete must then still run the
+// (empty) waiting activity.
+func (r *rank) readyPending(reqs []*Request) bool {
+	if !r.virtual {
+		return false
+	}
+	for _, q := range reqs {
+		if q != nil && q.vready != 0 && q.done.Load() {
+			return true
+		}
+	}
+	return false
 }
 
 // Test reports whether the request is complete, progressing communication
@@ -243,7 +274,9 @@ func (q *Request) Test() (bool, Status, error) {
 		r.stats.temporal++
 		r.waitEpoch++
 		r.mark(q)
-		r.waitPhase(q.done.Load, false, siteTest)
+		r.waitPhase(q.done.Load, false, siteTest, []*Request{q})
+	} else if q.r.readyPending([]*Request{q}) {
+		q.r.emptyWait([]*Request{q})
 	}
 	if !q.done.Load() {
 		return false, Status{}, nil
@@ -293,9 +326,9 @@ func Waitall(reqs []*Request) ([]Status, error) {
 			for _, q := range reqs {
 				r.mark(q)
 			}
-			r.waitPhase(func() bool { return allDone(reqs) }, true, siteWaitall)
+			r.waitPhase(func() bool { return allDone(reqs) }, true, siteWaitall, reqs)
 		} else {
-			r.emptyWait()
+			r.emptyWait(reqs)
 		}
 	}
 	return collectAll(reqs)
@@ -374,10 +407,10 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitany)
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitany, reqs)
 		i = r.pickDone(reqs)
 	} else {
-		r.emptyWait()
+		r.emptyWait(reqs)
 	}
 	st, err := reqs[i].finish()
 	return i, st, err
@@ -404,7 +437,9 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest)
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest, reqs)
+	} else if r.readyPending(reqs) {
+		r.emptyWait(reqs)
 	}
 	i := r.pickDone(reqs)
 	if i < 0 {
@@ -428,9 +463,9 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitsome)
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitsome, reqs)
 	} else {
-		r.emptyWait()
+		r.emptyWait(reqs)
 	}
 	return collectDone(reqs)
 }
@@ -447,7 +482,9 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest)
+		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest, reqs)
+	} else if r.readyPending(reqs) {
+		r.emptyWait(reqs)
 	}
 	return collectDone(reqs)
 }
@@ -484,10 +521,12 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(func() bool { return allDone(reqs) }, false, siteTest)
+		r.waitPhase(func() bool { return allDone(reqs) }, false, siteTest, reqs)
 		if !allDone(reqs) {
 			return false, nil, nil
 		}
+	} else if r.readyPending(reqs) {
+		r.emptyWait(reqs)
 	}
 	st, err := collectAll(reqs)
 	return true, st, err

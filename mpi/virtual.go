@@ -167,12 +167,12 @@ func (c *virtualClock) SimEnd() {
 
 func (c *virtualClock) Begin(Activity) { c.m.Begin() }
 
-func (c *virtualClock) End(a Activity, size int) {
+func (c *virtualClock) End(a Activity, size int) float64 {
 	if a == ActDR {
-		c.m.EndRecv(int64(size))
-		return
+		return c.m.EndRecv(int64(size))
 	}
 	c.m.EndSend(int64(size))
+	return 0
 }
 
 // modelSize is a message's size in the model: REQ and ACK are zero-byte.
@@ -193,6 +193,7 @@ func (c *virtualClock) DueNow(m *transport.Header) bool    { return c.m.DueNow(m
 func (c *virtualClock) DueInWait(m *transport.Header) bool { return c.m.DueInWait(m.Arrival) }
 func (c *virtualClock) Found(m *transport.Header)          { c.m.Found(m.Arrival) }
 func (c *virtualClock) WaitEnd()                           { c.m.WaitEnd() }
+func (c *virtualClock) Ready(copied float64)               { c.m.Ready(copied) }
 func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
 func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
 

@@ -151,6 +151,14 @@ func (r *Rank) Found(ta float64) {
 	w.cur.end = max(w.cur.end, w.cur.start, w.dealTime(ta))
 }
 
+// Ready is for a receive that DR completed in its starting phase (EndRecv
+// returned copied) and that this wait observes: the wait ends no earlier
+// than the copy, as it would had Deal copied the message in this wait.
+func (r *Rank) Ready(copied float64) {
+	w := &r.wait
+	w.cur.end = max(w.cur.end, w.cur.start, copied)
+}
+
 // dealTime is Algorithm 3 lines 1-13: a message that arrived (on the
 // target) during the current wait is dealt at its arrival; one that arrived
 // earlier is dealt by the wait in progress when it arrived, or, if it

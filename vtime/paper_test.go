@@ -212,13 +212,66 @@ func TestSect42SendEndsAtBufferCopy(t *testing.T) {
 	}
 }
 
+// Sect. 4.3: DR copies the DATA from the message buffer in size/B_mem. The
+// copy is charged to the wait that completes the receive (EndRecv returns
+// when it completes, Ready folds it in), so a blocking receive that finds
+// its message waiting ends at t_V + s/B_mem exactly as the paper's rule
+// gives; t_V itself is not advanced at the DR's end.
 func TestSect43DataReceiveCopies(t *testing.T) {
 	r := NewRank(tianhe(t, 2), 0, nil, 0)
 	r.SimStart()
 	r.Begin()
-	r.EndRecv(6380)
-	if !near(r.tv, 6380/bMem) || !near(r.Result().Communication, r.tv) {
-		t.Errorf("after DR t_V = %g, want s/B_mem", r.tv)
+	copied := r.EndRecv(6380)
+	if !near(copied, 6380/bMem) || r.tv != 0 {
+		t.Fatalf("DR: copy done at %g (want s/B_mem), t_V = %g (want 0)", copied, r.tv)
+	}
+	r.Begin()
+	r.WaitStart(true)
+	r.Ready(copied)
+	r.WaitEnd()
+	if !near(r.tv, 6380/bMem) {
+		t.Errorf("after the receive's wait t_V = %g, want s/B_mem", r.tv)
+	}
+}
+
+// The same eager message, reaching the host before its receive is posted
+// (DR) or after it (Algorithm 3 with the posting time), gives the same wait
+// end: the repeatability the DR accounting exists for. For the host to take
+// the DR path the message must have been put in the unexpected queue by an
+// earlier wait that began after it arrived on the target (Algorithm 2 line
+// 13), so both ranks have such a wait.
+func TestDRAndLateDealAgree(t *testing.T) {
+	const s = 4000
+	post := 1e-3
+	earlierWait := func(r *Rank) {
+		r.SimStart()
+		r.Elapse(post / 2)
+		r.Begin()
+		r.WaitStart(true)
+		r.WaitEnd()
+		r.Elapse(post / 2)
+	}
+	viaDR := NewRank(tianhe(t, 2), 0, nil, 0)
+	earlierWait(viaDR)
+	viaDR.Begin()
+	copied := viaDR.EndRecv(s)
+	viaDR.Begin()
+	viaDR.EndSend(100) // a send between posting and waiting, as Sendrecv does
+	viaDR.Begin()
+	viaDR.WaitStart(true)
+	viaDR.Ready(copied)
+	viaDR.WaitEnd()
+
+	late := NewRank(tianhe(t, 2), 0, nil, 0)
+	earlierWait(late)
+	late.Begin()
+	late.EndSend(100)
+	late.Begin()
+	late.WaitStart(false)
+	late.Deal(Message{Kind: DATA, Size: s, Arrival: post / 4, Peer: 1, Started: post}, true)
+	late.WaitEnd()
+	if viaDR.tv != late.tv {
+		t.Fatalf("DR path ends at %v, late deal at %v", viaDR.tv, late.tv)
 	}
 }
 

@@ -91,12 +91,19 @@ func (r *Rank) EndSend(size int64) {
 }
 
 // EndRecv is E_end of DR: the DATA is copied from the message buffer to
-// the user buffer, t_V += size / B_mem (Sect. 4.3).
-func (r *Rank) EndRecv(size int64) {
-	d := r.t.CopyTime(size)
-	r.comm += d
-	r.tv += d
+// the user buffer, which takes size / B_mem (Sect. 4.3). It returns when the
+// copy completes, t_V + size/B_mem, and leaves t_V alone: the waiting
+// activity that completes the receive ends no earlier than that (Ready).
+// The paper adds the copy to t_V at once; charging it to the wait instead
+// gives the same time as Algorithm 3 gives when the same message reaches
+// the host after the receive is posted (Deal with t_temp = the posting
+// time), so the prediction does not depend on which the host saw first.
+// The two differ only when the rank computes between Irecv and its wait,
+// where this overlaps the copy with the computation.
+func (r *Rank) EndRecv(size int64) (copied float64) {
+	copied = r.tv + r.t.CopyTime(size)
 	r.resume()
+	return copied
 }
 
 // Abandon releases what the meter holds when the rank dies mid-burst (a

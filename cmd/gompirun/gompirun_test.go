@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The tests run real multi-process jobs: gompirun and the test program are
+// built once, then every job is bounded by -timeout and by the test's own
+// deadline.
+var gompirun, jobProg string
+
+// freshCache is the environment of a gompirun whose own binary cache is
+// empty; the go command keeps its build cache, so a build costs seconds.
+var freshCache []string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gompirun-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gompirun = filepath.Join(dir, "gompirun")
+	jobProg = filepath.Join(dir, "job")
+	for _, b := range [][2]string{{gompirun, "."}, {jobProg, "./testdata/job"}} {
+		if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b[1], err, out)
+			os.Exit(1)
+		}
+	}
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	freshCache = []string{"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"), "GOCACHE=" + strings.TrimSpace(string(gocache))}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+// start launches gompirun with args; env entries are added to the environment.
+func start(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(gompirun, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, errb := new(syncBuffer), new(syncBuffer)
+	cmd.Stdout, cmd.Stderr = out, errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, out, errb
+}
+
+func finish(t *testing.T, cmd *exec.Cmd, out, errb *syncBuffer, began time.Time) result {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(began)}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			r.code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("gompirun %v did not end within 30s; stderr: %s", cmd.Args, errb)
+	}
+	return result{}
+}
+
+func gorun(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	began := time.Now()
+	cmd, out, errb := start(t, env, args...)
+	return finish(t, cmd, out, errb, began)
+}
+
+var tcp = []string{"GOMPI_TRANSPORT=tcp"}
+
+// wantRing checks that every rank of an n-rank ring job reported success.
+func wantRing(t *testing.T, r result, n int) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for i := 0; i < n; i++ {
+		if want := fmt.Sprintf("ok rank %d of %d\n", i, n); !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q in output:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestRingOverTCP(t *testing.T) {
+	wantRing(t, gorun(t, tcp, "-np", "4", "-timeout", "20s", jobProg), 4)
+}
+
+// TestRingDefaultTransport runs over shared memory between the processes.
+func TestRingDefaultTransport(t *testing.T) {
+	wantRing(t, gorun(t, nil, "-np", "3", "-timeout", "20s", jobProg), 3)
+}
+
+func TestMixedPlacement(t *testing.T) {
+	// 7 ranks over 3 processes: blocks of 2, 2 and 3 goroutine ranks.
+	wantRing(t, gorun(t, tcp, "-np", "3", "-ranks", "7", "-timeout", "20s", jobProg), 7)
+	// The same over shared memory.
+	wantRing(t, gorun(t, nil, "-np", "2", "-ranks", "5", "-timeout", "20s", jobProg), 5)
+	// All ranks in one process: inproc only.
+	wantRing(t, gorun(t, nil, "-np", "1", "-ranks", "4", "-timeout", "20s", jobProg), 4)
+}
+
+// pids collects the "pid N" lines hang-mode ranks print.
+var pidLine = regexp.MustCompile(`pid (\d+) rank (\d+)`)
+
+func pidsOf(s string) map[int]int {
+	m := map[int]int{}
+	for _, g := range pidLine.FindAllStringSubmatch(s, -1) {
+		pid, _ := strconv.Atoi(g[1])
+		rank, _ := strconv.Atoi(g[2])
+		m[rank] = pid
+	}
+	return m
+}
+
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// noneLeft fails unless every pid is gone within 2 seconds.
+func noneLeft(t *testing.T, pids map[int]int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for rank, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Errorf("rank %d (pid %d) is still running", rank, pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// waitPids waits until n hang-mode ranks have announced themselves.
+func waitPids(t *testing.T, out *syncBuffer, n int) map[int]int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p := pidsOf(out.String())
+		if len(p) == n {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d ranks started", len(p), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	cases := []struct {
+		mode string
+		code int
+		msg  string
+	}{
+		{"error", 1, "gompirun: rank 1 failed: boom\n"},
+		{"abort", 7, "gompirun: rank 1 called Abort(7)\n"},
+		{"exit0", 1, "exited (status 0) before its ranks finished\n"},
+		{"panic", 1, "\ngompirun: rank 1 panicked: oops\n"},
+	}
+	for _, c := range cases {
+		for _, tr := range []string{"tcp", "auto"} {
+			var env []string
+			if tr == "tcp" {
+				env = tcp
+			}
+			t.Run(c.mode+"/"+tr, func(t *testing.T) {
+				r := gorun(t, env, "-np", "3", "-timeout", "20s", jobProg, "-mode", c.mode)
+				if r.code != c.code || !strings.HasSuffix(r.stderr, c.msg) {
+					t.Fatalf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, c.code, c.msg)
+				}
+				// One line, but a panic's stack trace comes first.
+				if n := strings.Count(r.stderr, "\n"); n != 1 && c.mode != "panic" {
+					t.Errorf("%d lines on stderr, want one: %q", n, r.stderr)
+				}
+				if r.took > 10*time.Second {
+					t.Errorf("job took %v to end", r.took)
+				}
+				noneLeft(t, pidsOf(r.stdout))
+			})
+		}
+	}
+}
+
+func TestKillRank(t *testing.T) {
+	t.Run("tcp", func(t *testing.T) { testKillRank(t, tcp) })
+	t.Run("auto", func(t *testing.T) { testKillRank(t, nil) })
+}
+
+func testKillRank(t *testing.T, env []string) {
+	began := time.Now()
+	cmd, out, errb := start(t, env, "-np", "3", "-timeout", "20s", jobProg, "-mode", "hang")
+	pids := waitPids(t, out, 3)
+	syscall.Kill(pids[1], syscall.SIGKILL)
+	r := finish(t, cmd, out, errb, began)
+	want := fmt.Sprintf("gompirun: rank 1 (pid %d) was killed by signal 9 (killed)\n", pids[1])
+	if r.code != 137 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want 137 and %q", r.code, r.stderr, want)
+	}
+	noneLeft(t, pids)
+}
+
+func TestGompirunKilled(t *testing.T) {
+	for name, env := range map[string][]string{"tcp": tcp, "auto": nil} {
+		t.Run(name, func(t *testing.T) {
+			cmd, out, errb := start(t, env, "-np", "3", "-ranks", "4", jobProg, "-mode", "hang")
+			pids := waitPids(t, out, 4)
+			cmd.Process.Kill()
+			finish(t, cmd, out, errb, time.Now())
+			noneLeft(t, pids)
+		})
+	}
+}
+
+func TestInterruptIsForwarded(t *testing.T) {
+	began := time.Now()
+	cmd, out, errb := start(t, nil, "-np", "2", jobProg, "-mode", "hang")
+	pids := waitPids(t, out, 2)
+	cmd.Process.Signal(syscall.SIGINT)
+	r := finish(t, cmd, out, errb, began)
+	if r.code != 130 || !strings.Contains(r.stderr, "received interrupt") {
+		t.Fatalf("exit %d, stderr %q; want 130 and the signal named", r.code, r.stderr)
+	}
+	noneLeft(t, pids)
+}
+
+func TestTimeout(t *testing.T) {
+	r := gorun(t, nil, "-np", "2", "-timeout", "1s", jobProg, "-mode", "hang")
+	if r.code != 124 || r.stderr != "gompirun: job timed out after 1s\n" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	noneLeft(t, pidsOf(r.stdout))
+}
+
+func TestStdinGoesToRankZeroAndTagOutput(t *testing.T) {
+	cmd := exec.Command(gompirun, "-np", "2", "-tag-output", "-timeout", "20s", jobProg, "-mode", "stdin")
+	cmd.Stdin = strings.NewReader("hello there\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(out), "[0] rank 0 read \"hello there\\n\"\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := [][]string{
+		{"-np", "0", jobProg},
+		{"-bogus", jobProg},
+		{"-np", "2"},
+		{"-np", "2", "-ranks", "1", jobProg},
+		{"-np", "2", "./testdata/no-such-program"},
+		{"-np", "2", "no-such-command-gompi"},
+	}
+	for _, args := range cases {
+		r := gorun(t, nil, args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "gompirun: ") {
+			t.Errorf("gompirun %v: exit %d, stderr %q; want exit 2 and one line", args, r.code, r.stderr)
+		}
+	}
+	r := gorun(t, freshCache, "-np", "2", "./testdata/broken")
+	if r.code != 2 || !strings.HasSuffix(r.stderr, "gompirun: cannot build "+mustAbs(t, "testdata/broken")+"\n") ||
+		!strings.Contains(r.stderr, "undefined") {
+		t.Errorf("broken program: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestBuildsPackage(t *testing.T) {
+	r := gorun(t, freshCache, "-np", "2", "-timeout", "60s", "./testdata/job")
+	wantRing(t, r, 2)
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// syncBuffer is a buffer that exec's copying goroutine writes while the
+// test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}

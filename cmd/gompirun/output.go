@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// lineWriter forwards the processes' output to gompirun's own stdout and
+// stderr a whole line at a time, so lines of different ranks never mix.
+type lineWriter struct {
+	mu sync.Mutex
+}
+
+// attach gives p a pipe for stdout and one for stderr, forwarded with
+// prefix in front of each line.
+func (w *lineWriter) attach(p *proc, prefix string) error {
+	for _, dst := range []*os.File{os.Stdout, os.Stderr} {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		if dst == os.Stdout {
+			p.cmd.Stdout = wr
+		} else {
+			p.cmd.Stderr = wr
+		}
+		p.childEnds = append(p.childEnds, wr)
+		p.outDone.Add(1)
+		go func() {
+			defer p.outDone.Done()
+			defer r.Close()
+			w.forward(r, dst, prefix)
+		}()
+	}
+	return nil
+}
+
+func (w *lineWriter) forward(r io.Reader, dst *os.File, prefix string) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if prefix != "" && line[len(line)-1] != '\n' {
+				line = append(line, '\n') // a last line without newline stays a line of its own
+			}
+			w.mu.Lock()
+			if prefix != "" {
+				dst.WriteString(prefix)
+			}
+			dst.Write(line)
+			w.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait gives the forwarders up to d to drain what the exited processes
+// wrote (a descendant still holding a pipe open is not waited for).
+func (w *lineWriter) wait(procs []*proc, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		for _, p := range procs {
+			p.outDone.Wait()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/vtime"
+)
+
+// virtualRun is what -virtual adds to a job: the target machine, passed to
+// every process, and the prediction report gompirun prints at the end.
+type virtualRun struct {
+	machine  *vtime.Machine
+	cpuScale float64
+	report   string // -report FILE: the report as JSON too
+}
+
+// prepareVirtual checks the virtual-time options (and loads the machine)
+// before anything starts, so a bad machine file is a usage error.
+func prepareVirtual(o *options) (*virtualRun, error) {
+	if o.virtual == 0 {
+		if o.machine != "" || o.cpuScaleSet || o.report != "" {
+			return nil, fmt.Errorf("-machine, -cpu-scale and -report need -virtual P")
+		}
+		return nil, nil
+	}
+	if !(o.cpuScale >= 0) || math.IsInf(o.cpuScale, 1) {
+		return nil, fmt.Errorf("-cpu-scale %v: want a number >= 0", o.cpuScale)
+	}
+	m, err := vtime.LoadMachine(o.machine)
+	if err != nil {
+		return nil, fmt.Errorf("-machine: %v", err)
+	}
+	if _, err := m.Place(o.virtual); err != nil {
+		return nil, fmt.Errorf("-machine %s cannot host %d ranks: %v", m.Name, o.virtual, err)
+	}
+	return &virtualRun{machine: m, cpuScale: o.cpuScale, report: o.report}, nil
+}
+
+// env is what every process of the job gets.
+func (v *virtualRun) env() []string {
+	return []string{
+		launch.EnvMachine + "=" + string(v.machine.JSON()),
+		launch.EnvCPUScale + "=" + strconv.FormatFloat(v.cpuScale, 'g', -1, 64),
+	}
+}
+
+// finish merges the records every process published and prints the report
+// on w (and as JSON to the -report file).
+func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w io.Writer) error {
+	var all []vtime.RankResult
+	for p := 0; p < procs; p++ {
+		s, ok := ex.Get(launch.VirtualKey(p))
+		if !ok {
+			return fmt.Errorf("process %d published no virtual-time records", p)
+		}
+		var rs []vtime.RankResult
+		if err := json.Unmarshal([]byte(s), &rs); err != nil {
+			return fmt.Errorf("process %d: bad virtual-time records: %v", p, err)
+		}
+		all = append(all, rs...)
+	}
+	rep := vtime.Summarize(v.machine.Name, v.cpuScale, all, wall.Seconds())
+	if err := rep.WriteText(w); err != nil {
+		return err
+	}
+	if v.report == "" {
+		return nil
+	}
+	f, err := os.Create(v.report)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

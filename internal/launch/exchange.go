@@ -1,0 +1,250 @@
+package launch
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// request is what a process sends to the exchange; reply is the answer.
+// One request is outstanding per connection at a time.
+type request struct {
+	Op    string `msgpack:"op"` // hello, put, barrier, fail
+	Token string `msgpack:"token,omitempty"`
+	Proc  int    `msgpack:"proc,omitempty"`
+	Key   string `msgpack:"key,omitempty"`
+	Val   string `msgpack:"val,omitempty"`
+	Rank  int    `msgpack:"rank,omitempty"`
+	Code  int    `msgpack:"code,omitempty"`
+	Msg   string `msgpack:"msg,omitempty"`
+}
+
+type reply struct {
+	Err string            `msgpack:"err,omitempty"`
+	KV  map[string]string `msgpack:"kv,omitempty"`
+}
+
+// Barrier names the processes meet at.
+const (
+	BarrierInit     = "init"     // every process has published its addresses
+	BarrierFinalize = "finalize" // every rank of the job has returned
+)
+
+// Failure is a process's own report that one of its ranks failed (returned
+// an error, panicked or called Abort); it exits with Code right after.
+type Failure struct {
+	Proc, Rank, Code int
+	Msg              string
+}
+
+// Server is the exchange gompirun serves for one job.
+type Server struct {
+	ln    net.Listener
+	token string
+	procs int
+
+	// Failures receives each process's failure report (buffered; later
+	// reports are dropped when nobody reads).
+	Failures chan Failure
+	rejected atomic.Int64
+
+	mu        sync.Mutex
+	kv        map[string]string
+	waiting   map[string][]chan map[string]string
+	connected []bool
+	finalized []bool
+	closed    bool
+}
+
+// Serve listens on a unix socket at path for a job of procs processes
+// authenticated by token.
+func Serve(path, token string, procs int) (*Server, error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("launch: exchange: %w", err)
+	}
+	s := &Server{
+		ln: ln, token: token, procs: procs,
+		Failures:  make(chan Failure, procs),
+		kv:        map[string]string{},
+		waiting:   map[string][]chan map[string]string{},
+		connected: make([]bool, procs),
+		finalized: make([]bool, procs),
+	}
+	go s.accept()
+	return s, nil
+}
+
+// Addr is the socket path processes dial.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Rejected counts connections closed for a missing or wrong token.
+func (s *Server) Rejected() int64 { return s.rejected.Load() }
+
+// State reports whether process p joined the job (connected to the
+// exchange) and whether it reached the finalize barrier.
+func (s *Server) State(p int) (joined, finalized bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.connected[p], s.finalized[p]
+}
+
+// Close stops accepting; processes still connected see their connection
+// closed.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return s.ln.Close()
+}
+
+func (s *Server) accept() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		go s.serve(c)
+	}
+}
+
+func (s *Server) serve(c net.Conn) {
+	defer c.Close()
+	dec := msgpack.NewDecoder(c)
+	enc := msgpack.NewEncoder(c)
+	var hello request
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if err := dec.Decode(&hello); err != nil || hello.Op != "hello" ||
+		subtle.ConstantTimeCompare([]byte(hello.Token), []byte(s.token)) != 1 ||
+		hello.Proc < 0 || hello.Proc >= s.procs {
+		s.rejected.Add(1)
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	p := hello.Proc
+	s.mu.Lock()
+	s.connected[p] = true
+	s.mu.Unlock()
+	if enc.Encode(&reply{}) != nil {
+		return
+	}
+	for {
+		var q request
+		if err := dec.Decode(&q); err != nil {
+			return
+		}
+		var r reply
+		switch q.Op {
+		case "put":
+			s.mu.Lock()
+			s.kv[q.Key] = q.Val
+			s.mu.Unlock()
+		case "barrier":
+			r.KV = s.barrier(p, q.Key)
+		case "fail":
+			select {
+			case s.Failures <- Failure{Proc: p, Rank: q.Rank, Code: q.Code, Msg: q.Msg}:
+			default:
+			}
+		default:
+			r.Err = fmt.Sprintf("unknown operation %q", q.Op)
+		}
+		if enc.Encode(&r) != nil {
+			return
+		}
+	}
+}
+
+// barrier blocks until every process has called it with the same name and
+// returns the key-value store as it stood then.
+func (s *Server) barrier(p int, name string) map[string]string {
+	ch := make(chan map[string]string, 1)
+	s.mu.Lock()
+	if name == BarrierFinalize {
+		s.finalized[p] = true
+	}
+	w := append(s.waiting[name], ch)
+	s.waiting[name] = w
+	if len(w) == s.procs {
+		snap := make(map[string]string, len(s.kv))
+		for k, v := range s.kv {
+			snap[k] = v
+		}
+		for _, c := range w {
+			c <- snap
+		}
+		delete(s.waiting, name)
+	}
+	s.mu.Unlock()
+	return <-ch
+}
+
+// Client is a process's connection to the exchange.
+type Client struct {
+	mu   sync.Mutex
+	conn net.Conn
+	enc  *msgpack.Encoder
+	dec  *msgpack.Decoder
+}
+
+// Dial connects to the exchange of e's job and authenticates.
+func Dial(e *Env) (*Client, error) {
+	conn, err := net.DialTimeout("unix", e.Exchange, 5*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("launch: cannot reach gompirun's exchange: %w", err)
+	}
+	c := &Client{conn: conn, enc: msgpack.NewEncoder(conn), dec: msgpack.NewDecoder(conn)}
+	if _, err := c.call(&request{Op: "hello", Token: e.Token, Proc: e.Proc}); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("launch: exchange refused this process: %w", err)
+	}
+	return c, nil
+}
+
+func (c *Client) call(q *request) (map[string]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.enc.Encode(q); err != nil {
+		return nil, err
+	}
+	var r reply
+	if err := c.dec.Decode(&r); err != nil {
+		return nil, err
+	}
+	if r.Err != "" {
+		return nil, errors.New(r.Err)
+	}
+	return r.KV, nil
+}
+
+// Put publishes key = val to every process of the job (visible after the
+// next barrier).
+func (c *Client) Put(key, val string) error {
+	_, err := c.call(&request{Op: "put", Key: key, Val: val})
+	return err
+}
+
+// Barrier waits for every process and returns everything published before.
+func (c *Client) Barrier(name string) (map[string]string, error) {
+	kv, err := c.call(&request{Op: "barrier", Key: name})
+	if err != nil {
+		return nil, fmt.Errorf("launch: barrier %q: %w", name, err)
+	}
+	return kv, nil
+}
+
+// Fail reports that rank failed with msg and that the process is about to
+// exit with code. Errors are ignored: the exit itself tells gompirun.
+func (c *Client) Fail(rank, code int, msg string) {
+	c.conn.SetDeadline(time.Now().Add(time.Second))
+	c.call(&request{Op: "fail", Rank: rank, Code: code, Msg: msg})
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }

@@ -1,0 +1,100 @@
+package launch
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestExchangeBarrierAndFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.sock")
+	s, err := Serve(path, "tok", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := Dial(&Env{Exchange: path, Token: "wrong", Proc: 0}); err == nil {
+		t.Fatal("a client with the wrong token was accepted")
+	}
+	if _, err := Dial(&Env{Exchange: path, Token: "tok", Proc: 3}); err == nil {
+		t.Fatal("a client with an out-of-range process index was accepted")
+	}
+	if n := s.Rejected(); n != 2 {
+		t.Fatalf("rejected %d, want 2", n)
+	}
+	var wg sync.WaitGroup
+	kvs := make([]map[string]string, 3)
+	for p := 0; p < 3; p++ {
+		c, err := Dial(&Env{Exchange: path, Token: "tok", Proc: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.Put("k"+string(rune('0'+p)), "v"); err != nil {
+				t.Error(err)
+			}
+			kvs[p], err = c.Barrier(BarrierInit)
+			if err != nil {
+				t.Error(err)
+			}
+			if _, err := c.Barrier(BarrierFinalize); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for p, kv := range kvs {
+		if len(kv) != 3 {
+			t.Errorf("process %d saw %v after the barrier, want all three keys", p, kv)
+		}
+		if joined, fin := s.State(p); !joined || !fin {
+			t.Errorf("process %d: joined %v finalized %v", p, joined, fin)
+		}
+	}
+	c, _ := Dial(&Env{Exchange: path, Token: "tok", Proc: 1})
+	c.Fail(4, 9, "rank 4 failed")
+	select {
+	case f := <-s.Failures:
+		if f != (Failure{Proc: 1, Rank: 4, Code: 9, Msg: "rank 4 failed"}) {
+			t.Fatalf("got %+v", f)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("failure report not received")
+	}
+}
+
+func TestFromEnvValidates(t *testing.T) {
+	set := func(kv map[string]string) {
+		for k, v := range kv {
+			t.Setenv(k, v)
+		}
+	}
+	t.Setenv(EnvJob, "")
+	if _, ok, _ := FromEnv(); ok {
+		t.Fatal("no job id must mean a singleton")
+	}
+	good := map[string]string{EnvJob: "j", EnvToken: "t", EnvExchange: "/x", EnvSize: "4",
+		EnvProcs: "2", EnvProc: "1", EnvRankBase: "2", EnvNRanks: "2"}
+	set(good)
+	if e, ok, err := FromEnv(); !ok || err != nil || e.RankBase != 2 {
+		t.Fatalf("got %+v %v %v", e, ok, err)
+	}
+	for k, bad := range map[string]string{EnvSize: "x", EnvProc: "2", EnvNRanks: "3", EnvProcs: "5"} {
+		set(good)
+		t.Setenv(k, bad)
+		if _, _, err := FromEnv(); err == nil {
+			t.Errorf("%s=%s accepted", k, bad)
+		}
+	}
+}
+
+func TestPlacement(t *testing.T) {
+	b := Placement(7, 3)
+	if b[0] != 0 || b[1] != 2 || b[2] != 4 || b[3] != 7 {
+		t.Fatalf("Placement(7, 3) = %v", b)
+	}
+}

@@ -1,0 +1,37 @@
+package launch
+
+// Virtual runs (gompirun -virtual P): gompirun validates the machine and
+// hands it to every process in the environment, so processes need no file
+// of their own; each process publishes its ranks' records under
+// VirtualKey(proc) before the finalize barrier, and gompirun merges them
+// into the prediction report.
+const (
+	EnvMachine  = "GOMPI_VMACHINE"   // the target machine as JSON (vtime.Machine); set only in virtual runs
+	EnvCPUScale = "GOMPI_VCPU_SCALE" // multiplier of measured computation (decimal)
+)
+
+// VirtualKey is the exchange key under which process proc publishes the
+// JSON array of its ranks' vtime.RankResult records.
+func VirtualKey(proc int) string { return "vresult/" + itoa(proc) }
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	for ; i > 0; i /= 10 {
+		n--
+		b[n] = byte('0' + i%10)
+	}
+	return string(b[n:])
+}
+
+// Get returns the value published under key, if any. gompirun reads the
+// processes' virtual-time records with it once the job is over.
+func (s *Server) Get(key string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.kv[key]
+	return v, ok
+}

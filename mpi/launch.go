@@ -1,0 +1,275 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/transport"
+	"github.com/gompi/gompi/transport/inproc"
+	"github.com/gompi/gompi/transport/shm"
+	"github.com/gompi/gompi/transport/tcp"
+)
+
+func init() { launcher = joinJob }
+
+// closeShm removes this process's shared-memory segment when the process
+// exits early (exitJob); nil when it has none.
+var closeShm func() error
+
+// joinJob is Main under gompirun: it builds this process's part of the job
+// (its block of ranks, the transports to every other rank), meets the other
+// processes at the init barrier, runs the ranks, and meets them again at
+// the finalize barrier so no process exits while a peer may still need it.
+// A failing rank reports itself to gompirun and exits the process at once;
+// gompirun then takes the rest of the job down.
+func joinJob(fn func(c *Comm) error) (handled bool, exit int) {
+	env, ok, err := launch.FromEnv()
+	if !ok {
+		return false, 0
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
+		return true, 2
+	}
+	if err := runJob(env, fn); err != nil {
+		fmt.Fprintf(os.Stderr, "gompi: process %d: %v\n", env.Proc, err)
+		return true, 1
+	}
+	return true, 0
+}
+
+// procInfo is what each process publishes at start-up.
+type procInfo struct {
+	host    string
+	tcpAddr string
+	shm     bool // its shared-memory segment is open
+}
+
+func (p procInfo) String() string {
+	return p.host + "\t" + p.tcpAddr + "\t" + strconv.FormatBool(p.shm)
+}
+
+func parseProcInfo(s string) (procInfo, bool) {
+	f := strings.Split(s, "\t")
+	if len(f) != 3 {
+		return procInfo{}, false
+	}
+	return procInfo{host: f[0], tcpAddr: f[1], shm: f[2] == "true"}, true
+}
+
+func runJob(env *launch.Env, fn func(c *Comm) error) error {
+	bases := launch.Placement(env.Size, env.Procs)
+	if bases[env.Proc] != env.RankBase || bases[env.Proc+1]-bases[env.Proc] != env.NRanks {
+		return fmt.Errorf("ranks %d+%d do not match the job's placement", env.RankBase, env.NRanks)
+	}
+	force := os.Getenv(launch.EnvTransport)
+	if force != "" && force != "tcp" && force != "shm" {
+		return fmt.Errorf("%s=%q: want tcp, shm or nothing", launch.EnvTransport, force)
+	}
+	virt, err := virtualFromEnv(env.Size)
+	if err != nil {
+		return err
+	}
+	var opts []Option
+	if virt != nil {
+		opts = append(opts, WithVirtual(virt))
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return err
+	}
+	client, err := launch.Dial(env)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+
+	w := newWorld(env.Size, env.RankBase, env.NRanks, cfg)
+	w.local = env.Procs == 1
+	inboxes := make([]*transport.Inbox, len(w.ranks))
+	for i, r := range w.ranks {
+		inboxes[i] = r.inbox
+	}
+	w.exitFn = func(code int) { exitJob(w, client, code) }
+
+	host, _ := os.Hostname()
+	me := procInfo{host: host}
+	var tr *tcp.Transport
+	if env.Procs > 1 {
+		tr, err = tcp.Listen(tcp.Config{
+			Token: env.Token, Proc: env.Proc, Base: env.RankBase, Inboxes: inboxes,
+			Listen: os.Getenv(launch.EnvListen),
+			OnError: func(err error) {
+				w.fail(&Error{Class: ClassOther, Msg: "transport failed", Err: err})
+			},
+		})
+		if err != nil {
+			return err
+		}
+		defer tr.Close()
+		me.tcpAddr = publicAddr(tr.Addr(), host)
+	}
+	// Shared memory assumes gompirun's placement: every process on this
+	// host (it launches only here). The segment must exist before the init
+	// barrier, when peers may start writing into it. Where it cannot be
+	// opened, the process says so and its peers reach it over TCP.
+	var sh *shm.Transport
+	if env.Procs > 1 && force != "tcp" {
+		sh, err = shm.Open(shm.Config{JobID: env.Job, LocalProc: env.Proc, NLocal: env.Procs,
+			RankBase: bases, Inboxes: inboxes})
+		if err != nil && force == "shm" {
+			return err
+		}
+		if sh != nil {
+			defer sh.Close()
+			me.shm = true
+			closeShm = sh.Close
+		}
+	}
+	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
+		return err
+	}
+	kv, err := client.Barrier(launch.BarrierInit)
+	if err != nil {
+		return err
+	}
+	procs := make([]procInfo, env.Procs)
+	for i := range procs {
+		p, ok := parseProcInfo(kv["proc/"+strconv.Itoa(i)])
+		if !ok {
+			return fmt.Errorf("process %d published no address", i)
+		}
+		procs[i] = p
+	}
+	table := &transport.Table{Routes: make([]transport.Transport, env.Size)}
+	local := inproc.New(env.RankBase, inboxes)
+	if tr != nil {
+		peers := make([]tcp.Peer, env.Procs)
+		for i, p := range procs {
+			peers[i] = tcp.Peer{Addr: p.tcpAddr, Base: bases[i], N: bases[i+1] - bases[i]}
+		}
+		tr.SetPeers(peers)
+	}
+	tcpPeers := false
+	for p, info := range procs {
+		var route transport.Transport = tr
+		switch {
+		case p == env.Proc:
+			route = local
+		case me.shm && info.shm && info.host == me.host:
+			route = sh
+		case force == "shm":
+			return fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
+		default:
+			tcpPeers = true
+		}
+		for r := bases[p]; r < bases[p+1]; r++ {
+			table.Routes[r] = route
+		}
+	}
+	if err := setSpin(tcpPeers); err != nil {
+		return err
+	}
+	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
+		shareCPUs(env.Procs)
+	}
+	w.out = table
+	for _, r := range w.ranks {
+		r.out = table
+	}
+	if err := w.run(fn); err != nil {
+		return err // not reached: exitFn ends the process on failure
+	}
+	if virt != nil {
+		if err := virt.Err(); err != nil {
+			return err
+		}
+		if err := publishVirtual(client, env.Proc, virt); err != nil {
+			return err
+		}
+	}
+	_, err = client.Barrier(launch.BarrierFinalize)
+	return err
+}
+
+// exitJob is the process-level end of a failed job: tell gompirun which
+// rank failed and why, then exit with the job's code.
+func exitJob(w *world, client *launch.Client, code int) {
+	err := w.failure
+	rank := -1
+	var re *RankError
+	var ae *AbortError
+	switch {
+	case errors.As(err, &ae):
+		rank = ae.Rank
+	case errors.As(err, &re):
+		rank = re.Rank
+		if re.Panic {
+			// The stack is worth the lines: print it here, the one-line
+			// cause goes to gompirun.
+			fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
+		}
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	client.Fail(rank, code, msg)
+	if closeShm != nil {
+		closeShm() // deferred closes do not run past os.Exit; remove the segment
+	}
+	os.Exit(code)
+}
+
+// SpinEnv overrides how many times a waiting rank re-checks for work before
+// it sleeps (transport.SpinIters).
+const SpinEnv = "GOMPI_SPIN"
+
+// setSpin chooses how long waiting ranks spin. Frames from TCP peers arrive
+// through Go's network poller and the connections' goroutines, which a
+// spinning rank starves of a processor, and a spin costs the peer its core
+// when cores are shared: a TCP job sleeps at once (measured: 8-byte latency
+// 6-10 us sleeping, 30 us spinning, two processes on a loaded 2-core host).
+// GOMPI_SPIN overrides the choice.
+func setSpin(tcpPeers bool) error {
+	if v := os.Getenv(SpinEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%s=%q: want a non-negative count", SpinEnv, v)
+		}
+		transport.SpinIters = n
+		return nil
+	}
+	if tcpPeers {
+		transport.SpinIters = 0
+	}
+	return nil
+}
+
+// shareCPUs gives this process an equal share of the host's CPUs (one of
+// procs processes), as MPI launchers bind one rank per core. For TCP it
+// also keeps a rank woken by the connection's reader goroutine on that
+// goroutine's processor instead of waking another thread: measured 8-byte
+// TCP latency 6 us instead of 11-14 us, two processes on two cores. Not
+// for shared memory, whose polling ranks and waiter need processors of
+// their own.
+func shareCPUs(procs int) {
+	runtime.GOMAXPROCS(max(1, runtime.NumCPU()/procs))
+}
+
+// publicAddr is the address peers dial for a listener bound at addr: a
+// wildcard bind (GOMPI_TCP_LISTEN=0.0.0.0:0, for jobs spanning hosts) is
+// published under the host's name.
+func publicAddr(addr, host string) string {
+	h, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return addr
+	}
+	if ip := net.ParseIP(h); ip != nil && ip.IsUnspecified() {
+		return net.JoinHostPort(host, port)
+	}
+	return addr
+}

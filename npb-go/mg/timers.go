@@ -1,0 +1,65 @@
+package main
+
+import (
+	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/npb-go/internal/npb"
+)
+
+// timers are the reference's timers on the rank's Wtime (virtual time in
+// a predicted run). The per-phase timers only run when enabled (the
+// reference's timeron); startAlways/stopAlways serve the benchmark and
+// init timers, which always run.
+type timers struct {
+	*npb.Timers
+	comm    *mpi.Comm
+	enabled bool
+}
+
+func newTimers(c *mpi.Comm, enabled bool) timers {
+	return timers{Timers: npb.NewTimers(c, tLast), comm: c, enabled: enabled}
+}
+
+func (t *timers) startAlways(i int) { t.Start(i) }
+func (t *timers) stopAlways(i int)  { t.Stop(i) }
+
+func (t *timers) start(i int) {
+	if t.enabled {
+		t.Start(i)
+	}
+}
+
+func (t *timers) stop(i int) {
+	if t.enabled {
+		t.Stop(i)
+	}
+}
+
+// report prints, on rank 0, the minimum, maximum and average of every timer
+// over the ranks, plus the derived computation and communication totals,
+// with the reference's three Reduce calls. It does nothing when disabled.
+func (t *timers) report(nprocs int, say func(string, ...any)) error {
+	if !t.enabled {
+		return nil
+	}
+	names := append(timerNames[:], " totcomp", " totcomm")
+	t1 := make([]float64, len(names))
+	for i := 0; i < tLast; i++ {
+		t1[i] = t.Read(i)
+	}
+	t1[tLast+1] = t1[tRcomm] + t1[tComm3]
+	t1[tLast] = t1[tBench] - t1[tLast+1]
+	tsum, tmin, tmax := make([]float64, len(t1)), make([]float64, len(t1)), make([]float64, len(t1))
+	for _, r := range []struct {
+		out []float64
+		op  mpi.Op
+	}{{tsum, mpi.Sum}, {tmin, mpi.Min}, {tmax, mpi.Max}} {
+		if err := mpi.Reduce(t.comm, t1, r.out, r.op, 0); err != nil {
+			return err
+		}
+	}
+	say(" nprocs =%6d           minimum     maximum     average\n", nprocs)
+	for i, name := range names {
+		say(" timer %2d(%-8s) :  %10.4f  %10.4f  %10.4f\n", i+1, name, tmin[i], tmax[i], tsum[i]/float64(nprocs))
+	}
+	return nil
+}

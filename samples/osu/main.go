@@ -1,0 +1,233 @@
+// Command osu measures what the OSU micro-benchmarks measure, under
+// gompirun, so gompi can be compared with MPICH on the same machine
+// (docs/gompirun.md, "Benchmarks", shows the MPICH side):
+//
+//	go run ./cmd/gompirun -np 2 ./samples/osu -test latency
+//	go run ./cmd/gompirun -np 2 ./samples/osu -test bw
+//	go run ./cmd/gompirun -np 2 ./samples/osu -test bibw
+//	go run ./cmd/gompirun -np 4 ./samples/osu -test allreduce
+//
+// latency is half the round-trip time of a blocking ping-pong between ranks
+// 0 and 1 (osu_latency); bw streams a window of non-blocking sends from 0
+// to 1, acknowledged once per window (osu_bw); bibw does that in both
+// directions at once (osu_bibw); allreduce is the average time of an
+// Allreduce (sum of float64) over every rank (osu_allreduce).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gompi/gompi/mpi"
+)
+
+type params struct {
+	test          string
+	min, max      int
+	iters, warmup int
+	window        int
+}
+
+func main() {
+	var p params
+	flag.StringVar(&p.test, "test", "latency", "latency, bw, bibw or allreduce")
+	flag.IntVar(&p.min, "min", 0, "smallest message in bytes")
+	flag.IntVar(&p.max, "max", 4<<20, "largest message in bytes")
+	flag.IntVar(&p.iters, "iters", 1000, "timed iterations for messages up to 8 KiB (a tenth, at least 10, above)")
+	flag.IntVar(&p.warmup, "warmup", 100, "untimed iterations before each size (a tenth above 8 KiB)")
+	flag.IntVar(&p.window, "window", 64, "messages in flight per iteration for bw and bibw")
+	flag.Parse()
+	if err := p.check(); err != nil {
+		fmt.Fprintf(os.Stderr, "osu: %v\n", err)
+		os.Exit(2)
+	}
+	mpi.Main(func(c *mpi.Comm) error { return run(c, &p, os.Stdout) })
+}
+
+func (p *params) check() error {
+	switch {
+	case p.test != "latency" && p.test != "bw" && p.test != "bibw" && p.test != "allreduce":
+		return fmt.Errorf("unknown -test %q: want latency, bw, bibw or allreduce", p.test)
+	case p.min < 0 || p.max < p.min:
+		return fmt.Errorf("need 0 <= -min <= -max, got %d and %d", p.min, p.max)
+	case p.iters < 1 || p.warmup < 0 || p.window < 1:
+		return fmt.Errorf("need -iters >= 1, -warmup >= 0, -window >= 1")
+	}
+	return nil
+}
+
+// sizes is min, then the powers of two above it up to max (as OSU: 0 or 1,
+// 2, 4, ...).
+func (p *params) sizes() []int {
+	s := []int{p.min}
+	n := 1
+	for n <= p.min {
+		n *= 2
+	}
+	for ; n <= p.max; n *= 2 {
+		s = append(s, n)
+	}
+	return s
+}
+
+// rounds returns the timed and warm-up iterations for a message size.
+func (p *params) rounds(size int) (iters, warmup int) {
+	if size <= 8<<10 {
+		return p.iters, p.warmup
+	}
+	return max(p.iters/10, 10), p.warmup / 10
+}
+
+func run(c *mpi.Comm, p *params, out io.Writer) error {
+	if p.test != "allreduce" && c.Size() < 2 {
+		return fmt.Errorf("-test %s needs 2 ranks, got %d", p.test, c.Size())
+	}
+	if c.Rank() == 0 {
+		unit := "Latency (us)"
+		if p.test == "bw" || p.test == "bibw" {
+			unit = "Bandwidth (MB/s)"
+		}
+		fmt.Fprintf(out, "# gompi %s test, %d ranks\n# %-10s %18s\n", p.test, c.Size(), "Size", unit)
+	}
+	for _, size := range p.sizes() {
+		iters, warmup := p.rounds(size)
+		var v float64
+		var err error
+		switch p.test {
+		case "latency":
+			v, err = latency(c, size, iters, warmup)
+		case "bw":
+			v, err = bandwidth(c, size, iters, warmup, p.window, false)
+		case "bibw":
+			v, err = bandwidth(c, size, iters, warmup, p.window, true)
+		case "allreduce":
+			v, err = allreduce(c, size, iters, warmup)
+		}
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			fmt.Fprintf(out, "%-12d %18.2f\n", size, v)
+		}
+	}
+	return nil
+}
+
+// latency returns the one-way time in microseconds (rank 0's measurement).
+func latency(c *mpi.Comm, size, iters, warmup int) (float64, error) {
+	buf := make([]byte, size)
+	me := c.Rank()
+	var t0 float64
+	for i := 0; i < warmup+iters; i++ {
+		if i == warmup {
+			t0 = c.Wtime()
+		}
+		switch me {
+		case 0:
+			if err := mpi.Send(c, buf, 1, 1); err != nil {
+				return 0, err
+			}
+			if _, err := mpi.Recv(c, buf, 1, 1); err != nil {
+				return 0, err
+			}
+		case 1:
+			if _, err := mpi.Recv(c, buf, 0, 1); err != nil {
+				return 0, err
+			}
+			if err := mpi.Send(c, buf, 0, 1); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return (c.Wtime() - t0) * 1e6 / float64(2*iters), nil
+}
+
+// bandwidth returns MB/s (10^6 bytes per second) from rank 0 to rank 1, or
+// in both directions together when bidir.
+func bandwidth(c *mpi.Comm, size, iters, warmup, window int, bidir bool) (float64, error) {
+	me := c.Rank()
+	if me > 1 {
+		return 0, nil
+	}
+	peer := 1 - me
+	bufs := make([][]byte, window)
+	for i := range bufs {
+		bufs[i] = make([]byte, size)
+	}
+	ack := make([]byte, 4)
+	reqs := make([]*mpi.Request, 0, 2*window)
+	var t0 float64
+	for i := 0; i < warmup+iters; i++ {
+		if i == warmup {
+			t0 = c.Wtime()
+		}
+		reqs = reqs[:0]
+		for w := 0; w < window; w++ {
+			var q *mpi.Request
+			var err error
+			if me == 1 || bidir {
+				q, err = mpi.Irecv(c, bufs[w], peer, 100)
+				if err != nil {
+					return 0, err
+				}
+				reqs = append(reqs, q)
+			}
+		}
+		for w := 0; w < window; w++ {
+			if me == 0 || bidir {
+				q, err := mpi.Isend(c, bufs[w], peer, 100)
+				if err != nil {
+					return 0, err
+				}
+				reqs = append(reqs, q)
+			}
+		}
+		if _, err := mpi.Waitall(reqs); err != nil {
+			return 0, err
+		}
+		// The receiver acknowledges the window (both do, in bibw).
+		var err error
+		if me == 1 || bidir {
+			err = mpi.Send(c, ack, peer, 101)
+		}
+		if err == nil && (me == 0 || bidir) {
+			_, err = mpi.Recv(c, ack, peer, 101)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	elapsed := c.Wtime() - t0
+	bytes := float64(size) * float64(window) * float64(iters)
+	if bidir {
+		bytes *= 2
+	}
+	return bytes / elapsed / 1e6, nil
+}
+
+// allreduce returns the average over ranks of the mean Allreduce time, in
+// microseconds, for size/8 float64s (at least one).
+func allreduce(c *mpi.Comm, size, iters, warmup int) (float64, error) {
+	n := max(size/8, 1)
+	in, res := make([]float64, n), make([]float64, n)
+	var t0 float64
+	for i := 0; i < warmup+iters; i++ {
+		if i == warmup {
+			if err := c.Barrier(); err != nil {
+				return 0, err
+			}
+			t0 = c.Wtime()
+		}
+		if err := mpi.Allreduce(c, in, res, mpi.Sum); err != nil {
+			return 0, err
+		}
+	}
+	mine := []float64{(c.Wtime() - t0) * 1e6 / float64(iters)}
+	sum := []float64{0}
+	if err := mpi.Allreduce(c, mine, sum, mpi.Sum); err != nil {
+		return 0, err
+	}
+	return sum[0] / float64(c.Size()), nil
+}

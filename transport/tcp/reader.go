@@ -1,0 +1,206 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// inConn is the receiving end of a connection from another process: its
+// goroutine drains the socket whenever Go's network poller reports it
+// readable, parsing frames out of a buffer filled by non-blocking reads.
+//
+// Ranks do not poll TCP sockets themselves while they spin: measured, a
+// spinning rank that polled its sockets made round trips slower (30 us to
+// 1 ms instead of 8 us), so TCP frames always come through this goroutine
+// and TCP jobs sleep instead of spinning (mpi's launch glue sets that).
+type inConn struct {
+	t    *Transport
+	c    net.Conn
+	rc   syscall.RawConn
+	read func(p []byte) (int, error) // readSome, or a stand-in in tests
+	proc int
+	peer Peer
+
+	buf  []byte // received bytes not yet parsed: buf[r:w]
+	r, w int
+	big  *transport.Frame // a frame whose large payload is being read straight into it
+	got  int64            // payload bytes of big received so far
+	dead bool
+}
+
+// smallFrame is the largest frame assembled in the connection buffer; larger
+// payloads are read straight into their own allocation.
+const smallFrame = 64 << 10
+
+func newInConn(t *Transport, c net.Conn, proc int) (*inConn, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("connection has no file descriptor")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	ic := &inConn{t: t, c: c, rc: rc, proc: proc, peer: t.peers[proc], buf: make([]byte, 256<<10)}
+	ic.read = ic.readSome
+	return ic, nil
+}
+
+// readSome does one non-blocking read into p: n bytes, or 0 with a nil
+// error when nothing is waiting, or io.EOF.
+func (ic *inConn) readSome(p []byte) (n int, err error) {
+	// Control, not Read: this runs inside loop's RawConn.Read callback.
+	// The descriptor is non-blocking (Go sets it so).
+	cerr := ic.rc.Control(func(fd uintptr) {
+		for {
+			n, err = syscall.Read(int(fd), p)
+			if err != syscall.EINTR {
+				break
+			}
+		}
+	})
+	switch {
+	case cerr != nil:
+		return 0, cerr
+	case err == syscall.EAGAIN:
+		return 0, nil
+	case err != nil:
+		return 0, err
+	case n == 0 && len(p) > 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// drain reads and delivers every complete frame available now. It reports
+// whether it delivered any.
+func (ic *inConn) drain() (bool, error) {
+	delivered := false
+	for {
+		progress, err := ic.step(&delivered)
+		if err != nil || !progress {
+			return delivered, err
+		}
+	}
+}
+
+// step makes one unit of progress: a read, or a parsed frame.
+func (ic *inConn) step(delivered *bool) (bool, error) {
+	if f := ic.big; f != nil { // reading a large payload in place
+		if ic.got == int64(len(f.Payload)) && ic.got < f.Size {
+			grown := make([]byte, min(f.Size, 2*int64(len(f.Payload))))
+			copy(grown, f.Payload)
+			f.Payload = grown
+		}
+		n, err := ic.read(f.Payload[ic.got:])
+		if err != nil {
+			return false, noEOF(err)
+		}
+		ic.got += int64(n)
+		if ic.got == f.Size {
+			ic.big = nil
+			*delivered = true
+			return true, ic.deliver(f)
+		}
+		return n > 0, nil
+	}
+	avail := ic.buf[ic.r:ic.w]
+	if len(avail) >= transport.HeaderSize {
+		h, err := transport.DecodeHeader(avail)
+		if err != nil {
+			return false, err
+		}
+		n := h.PayloadLen()
+		if n > smallFrame {
+			f := transport.NewFrame()
+			f.Header = h
+			f.Payload = make([]byte, min(n, readChunk))
+			ic.got = int64(copy(f.Payload, avail[transport.HeaderSize:]))
+			ic.r += transport.HeaderSize + int(ic.got)
+			ic.big = f
+			return true, nil
+		}
+		if int64(len(avail)) >= transport.HeaderSize+n {
+			f := transport.NewFrame()
+			f.Header = h
+			if n > 0 {
+				f.CopyPayload(avail[transport.HeaderSize : transport.HeaderSize+n])
+			}
+			ic.r += transport.HeaderSize + int(n)
+			*delivered = true
+			return true, ic.deliver(f)
+		}
+	}
+	// Need more bytes: compact, then read.
+	if ic.r > 0 {
+		ic.w = copy(ic.buf, ic.buf[ic.r:ic.w])
+		ic.r = 0
+	}
+	n, err := ic.read(ic.buf[ic.w:])
+	if err == io.EOF && ic.w > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return false, err
+	}
+	ic.w += n
+	return n > 0, nil
+}
+
+// deliver checks that f comes from a rank of the peer and goes to a rank of
+// this process, then queues it.
+func (ic *inConn) deliver(f *transport.Frame) error {
+	d := int(f.Dst) - ic.t.cfg.Base
+	s := int(f.Src)
+	if d < 0 || d >= len(ic.t.cfg.Inboxes) || s < ic.peer.Base || s >= ic.peer.Base+ic.peer.N {
+		err := fmt.Errorf("misrouted frame %v", f)
+		f.Free()
+		return err
+	}
+	ic.t.cfg.Inboxes[d].Deliver(f)
+	return nil
+}
+
+// loop is the connection's goroutine: it drains the socket whenever it
+// becomes readable, until the connection ends (serve then closes it). Draining reads until the
+// socket would block, so each wake-up costs the reads a plain blocking
+// reader would make, and Go's edge-triggered readiness is never missed.
+func (ic *inConn) loop() {
+	var err error
+	rerr := ic.rc.Read(func(uintptr) bool {
+		if _, err = ic.drain(); err != nil {
+			ic.fail(err)
+			return true
+		}
+		return false // drained: wait until readable again
+	})
+	if rerr != nil && !ic.dead {
+		ic.fail(rerr)
+	}
+}
+
+// fail marks the connection dead; serve closes it once loop has returned
+// (closing inside the socket's read callback would wait for that very
+// callback). A clean end of stream means the peer finished (it closes only
+// after the job's finalize barrier, or when it dies, which gompirun
+// handles); anything else breaks the job.
+func (ic *inConn) fail(err error) {
+	ic.dead = true
+	if ic.big != nil {
+		ic.big.Free()
+		ic.big = nil
+	}
+	if err == io.EOF || ic.t.closing.Load() {
+		return
+	}
+	ic.t.malformed.Add(1)
+	if ic.t.cfg.OnError != nil {
+		ic.t.cfg.OnError(fmt.Errorf("tcp: connection from process %d (ranks %d-%d): %w",
+			ic.proc, ic.peer.Base, ic.peer.Base+ic.peer.N-1, err))
+	}
+}

@@ -1,0 +1,281 @@
+// Package tcp is the transport between processes on different hosts (and,
+// when forced with GOMPI_TRANSPORT=tcp, on one host). Each process listens
+// on one socket; the first frame from process A to process B opens a
+// connection A->B that carries all of A's frames to B from then on, so the
+// order of frames between any two ranks is the order of the byte stream.
+//
+// A connection starts with a handshake carrying the job's token: nothing
+// outside the job can inject or read messages. Then it carries frames: the
+// encoded header (transport.EncodeHeader) followed by the payload. A
+// goroutine per incoming connection delivers its frames to the destination
+// rank's inbox (reader.go). A connection that breaks or carries a malformed
+// frame is reported through Config.OnError, which fails the job: never a
+// hang.
+package tcp
+
+import (
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// magic opens every handshake: protocol name and version.
+const magic = "GOMPI\x01"
+
+// handshakeTimeout bounds how long an incoming connection may take to
+// authenticate, and how long a dial may take.
+const handshakeTimeout = 5 * time.Second
+
+// Config describes this process's end of the transport.
+type Config struct {
+	Token   string             // the job's secret; peers must present it
+	Proc    int                // this process's index in the job
+	Base    int                // world rank of Inboxes[0]
+	Inboxes []*transport.Inbox // the ranks this process hosts
+	Listen  string             // address to bind; default "127.0.0.1:0"
+	// OnError is told when an incoming connection breaks mid-frame or
+	// carries a malformed frame: the job cannot go on correctly.
+	OnError func(error)
+}
+
+// Peer is another process of the job: where it listens and which world
+// ranks it hosts.
+type Peer struct {
+	Addr string
+	Base int
+	N    int
+}
+
+// Transport reaches the ranks of other processes.
+type Transport struct {
+	cfg   Config
+	ln    net.Listener
+	peers []Peer // indexed by process, set by SetPeers
+	ready chan struct{}
+	out   []outConn
+
+	mu      sync.Mutex
+	in      map[net.Conn]bool
+	closing atomic.Bool
+
+	rejected  atomic.Int64
+	malformed atomic.Int64
+}
+
+type outConn struct {
+	mu  sync.Mutex
+	c   net.Conn
+	err error // sticky: once a connection broke, sends fail fast
+	hdr [transport.HeaderSize]byte
+}
+
+// Listen opens the listening socket. Call SetPeers once every process's
+// address is known; until then incoming connections wait.
+func Listen(cfg Config) (*Transport, error) {
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:0"
+	}
+	if cfg.Token == "" {
+		return nil, errors.New("tcp: a job token is required")
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("tcp: listen: %w", err)
+	}
+	t := &Transport{cfg: cfg, ln: ln, ready: make(chan struct{}), in: map[net.Conn]bool{}}
+	go t.accept()
+	return t, nil
+}
+
+// Addr is the address peers dial.
+func (t *Transport) Addr() string { return t.ln.Addr().String() }
+
+// Rejected counts incoming connections closed for failing the handshake.
+func (t *Transport) Rejected() int64 { return t.rejected.Load() }
+
+// Malformed counts authenticated connections closed for a bad frame.
+func (t *Transport) Malformed() int64 { return t.malformed.Load() }
+
+// SetPeers installs the job's processes, indexed by process, in rank order.
+func (t *Transport) SetPeers(peers []Peer) {
+	t.peers = peers
+	t.out = make([]outConn, len(peers))
+	close(t.ready)
+}
+
+// procOf returns the process hosting world rank r.
+func (t *Transport) procOf(r int) int {
+	i := sort.Search(len(t.peers), func(i int) bool { return t.peers[i].Base+t.peers[i].N > r })
+	if i == len(t.peers) || r < t.peers[i].Base {
+		return -1
+	}
+	return i
+}
+
+// Send implements transport.Transport. It writes the frame before it
+// returns, so a borrowed payload is released at once; on success the frame
+// goes back to the pool, on error it is left to the caller.
+func (t *Transport) Send(f *transport.Frame) error {
+	p := t.procOf(int(f.Dst))
+	if p < 0 || p == t.cfg.Proc {
+		return &transport.UnreachableError{Dst: int(f.Dst)}
+	}
+	o := &t.out[p]
+	o.mu.Lock()
+	if o.c == nil && o.err == nil {
+		o.c, o.err = t.dial(p)
+	}
+	err := o.err
+	if err == nil {
+		if err = writeFrame(o.c, o.hdr[:], f); err != nil {
+			o.err = err
+		}
+	}
+	o.mu.Unlock()
+	if err != nil {
+		// The frame stays the caller's: the engine releases it on error.
+		return fmt.Errorf("tcp: to rank %d (process %d at %s): %w", f.Dst, p, t.peers[p].Addr, err)
+	}
+	f.Free()
+	return nil
+}
+
+func (t *Transport) dial(p int) (net.Conn, error) {
+	if t.closing.Load() {
+		return nil, net.ErrClosed
+	}
+	c, err := net.DialTimeout("tcp", t.peers[p].Addr, handshakeTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	hello := make([]byte, 0, len(magic)+2+len(t.cfg.Token)+4)
+	hello = append(hello, magic...)
+	hello = binary.LittleEndian.AppendUint16(hello, uint16(len(t.cfg.Token)))
+	hello = append(hello, t.cfg.Token...)
+	hello = binary.LittleEndian.AppendUint32(hello, uint32(t.cfg.Proc))
+	c.SetDeadline(time.Now().Add(handshakeTimeout))
+	var ok [1]byte
+	if _, err = c.Write(hello); err == nil {
+		_, err = io.ReadFull(c, ok[:])
+	}
+	if err == nil && ok[0] != 1 {
+		err = errors.New("handshake refused")
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+func (t *Transport) accept() {
+	for {
+		c, err := t.ln.Accept()
+		if err != nil {
+			return
+		}
+		t.mu.Lock()
+		if t.closing.Load() {
+			t.mu.Unlock()
+			c.Close()
+			return
+		}
+		t.in[c] = true
+		t.mu.Unlock()
+		go t.serve(c)
+	}
+}
+
+// handshake authenticates an incoming connection and returns the peer's
+// process index.
+func (t *Transport) handshake(c net.Conn) (int, error) {
+	c.SetDeadline(time.Now().Add(handshakeTimeout))
+	defer c.SetDeadline(time.Time{})
+	var head [len(magic) + 2]byte
+	if _, err := io.ReadFull(c, head[:]); err != nil {
+		return 0, err
+	}
+	if string(head[:len(magic)]) != magic {
+		return 0, errors.New("not a gompi connection")
+	}
+	tok := make([]byte, binary.LittleEndian.Uint16(head[len(magic):]))
+	var proc [4]byte
+	if _, err := io.ReadFull(c, tok); err != nil {
+		return 0, err
+	}
+	if _, err := io.ReadFull(c, proc[:]); err != nil {
+		return 0, err
+	}
+	if subtle.ConstantTimeCompare(tok, []byte(t.cfg.Token)) != 1 {
+		return 0, errors.New("wrong job token")
+	}
+	p := int(binary.LittleEndian.Uint32(proc[:]))
+	select {
+	case <-t.ready:
+	case <-time.After(handshakeTimeout):
+		return 0, errors.New("peers unknown")
+	}
+	if p < 0 || p >= len(t.peers) || p == t.cfg.Proc {
+		return 0, fmt.Errorf("bad process index %d", p)
+	}
+	_, err := c.Write([]byte{1})
+	return p, err
+}
+
+// serve authenticates c and delivers its frames until it ends.
+func (t *Transport) serve(c net.Conn) {
+	defer func() {
+		t.mu.Lock()
+		delete(t.in, c)
+		t.mu.Unlock()
+		c.Close()
+	}()
+	p, err := t.handshake(c)
+	if err != nil {
+		t.rejected.Add(1)
+		return
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	ic, err := newInConn(t, c, p)
+	if err != nil {
+		t.rejected.Add(1)
+		return
+	}
+	ic.loop()
+}
+
+// Close stops listening and closes every connection.
+func (t *Transport) Close() error {
+	t.closing.Store(true)
+	err := t.ln.Close()
+	t.mu.Lock()
+	for c := range t.in {
+		c.Close()
+	}
+	t.mu.Unlock()
+	for i := range t.out {
+		o := &t.out[i]
+		o.mu.Lock()
+		if o.c != nil {
+			o.c.Close()
+		}
+		o.err = net.ErrClosed
+		o.mu.Unlock()
+	}
+	return err
+}
