@@ -77,7 +77,11 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 	}
 	r.stats.sent++
 	r.stats.sentBytes += int64(len(buf))
-	if !sync && len(buf) <= r.eagerLimit {
+	limit := r.eagerLimit
+	if uint(dst-r.w.base) >= uint(len(r.w.ranks)) {
+		limit = r.eagerRemote
+	}
+	if !sync && len(buf) <= limit {
 		r.clock.Begin(ActDS)
 		f.Kind = transport.Data
 		if len(buf) > 0 {
