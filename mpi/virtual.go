@@ -56,7 +56,14 @@ func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error)
 // WithVirtual runs the world in virtual time: every rank gets a virtual
 // clock on v's target. The world's size must be the size v was made for.
 func WithVirtual(v *Virtual) Option {
-	return WithClocks(func(id int) Clock { return v.clock(id) })
+	return func(c *config) {
+		c.clocks = func(id int) Clock { return v.clock(id) }
+		// Eager or rendezvous is part of what is predicted (REQ and ACK
+		// cost target time): it must not depend on which host process a
+		// rank happens to live in, so every destination gets the
+		// in-process limit.
+		c.eagerRemote = c.eagerLimit
+	}
 }
 
 func (v *Virtual) clock(id int) Clock {
