@@ -14,6 +14,10 @@ set -euo pipefail
 
 class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft"
 while [ $# -gt 0 ]; do
+	if [ $# -lt 2 ]; then
+		echo "bench.sh: $1 needs a value" >&2
+		exit 2
+	fi
 	case "$1" in
 	-class) class=$2 ;;
 	-np) nps=$2 ;;
@@ -22,7 +26,7 @@ while [ $# -gt 0 ]; do
 	-kernels) kernels=$2 ;;
 	*) echo "bench.sh: unknown option $1 (see the comment at the top)" >&2; exit 2 ;;
 	esac
-	shift 2 || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
+	shift 2
 done
 if [ ! -f go.mod ] || [ ! -d npb-go ]; then
 	echo "bench.sh: run me from the repository root" >&2
