@@ -277,9 +277,9 @@ func predict(t *testing.T, k string, np int) prediction {
 
 // TestCommunicationPrediction: with the computation left out
 // (-cpu-scale 0) a prediction depends on the kernel's messages alone, so
-// 8 ranks in one process (where the model is exact whatever the host
-// scheduling) and over two processes must predict the same times, to the
-// last bit. (docs/model.md, "Stalls", names the one case where a
+// 8 ranks in one process and over two processes must predict the same
+// times, to the last bit (all but the waiting time's split, see
+// differences). (docs/model.md, "Stalls", names the one case where a
 // multi-process prediction may depend on host timing; a difference here
 // means a kernel ran into it, or a bug.)
 func TestCommunicationPrediction(t *testing.T) {
