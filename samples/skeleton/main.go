@@ -1,0 +1,69 @@
+// Command skeleton is a deterministic skeleton program for virtual-time
+// runs: each iteration accounts computation with Elapse (imbalanced: rank r
+// computes (1 + r mod 4) x -work), exchanges halos with both ring
+// neighbours by Sendrecv (a small, an eager and a rendezvous message each
+// way), and ends with an Allreduce. It does no real computation, so with
+// -cpu-scale 0 its prediction depends only on its messages and Elapse calls.
+// Rank 0 prints its Wtime at the end with full precision.
+//
+//	go run ./cmd/gompirun -np 2 -virtual 8 -cpu-scale 0 ./samples/skeleton
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gompi/gompi/mpi"
+)
+
+func main() {
+	iters := flag.Int("iters", 10, "iterations")
+	work := flag.Duration("work", 100*time.Microsecond, "computation per iteration of the least loaded rank")
+	big := flag.Int("big", 256<<10, "bytes of the rendezvous halo (the eager one is 32 KiB, the small one 128 B)")
+	flag.Parse()
+	if *iters < 0 || *work < 0 || *big < 0 {
+		fmt.Fprintln(os.Stderr, "skeleton: -iters, -work and -big must not be negative")
+		os.Exit(2)
+	}
+	mpi.Main(func(c *mpi.Comm) error { return skeleton(c, *iters, *work, *big, os.Stdout) })
+}
+
+func skeleton(c *mpi.Comm, iters int, work time.Duration, big int, out io.Writer) error {
+	n, me := c.Size(), c.Rank()
+	right, left := (me+1)%n, (me+n-1)%n
+	sizes := []int{128, 32 << 10, big}
+	send := make([][]byte, len(sizes))
+	recv := make([][]byte, len(sizes))
+	for i, s := range sizes {
+		send[i], recv[i] = make([]byte, s), make([]byte, s)
+		for j := range send[i] {
+			send[i][j] = byte(me + j)
+		}
+	}
+	sum := []float64{0}
+	for it := 0; it < iters; it++ {
+		c.Elapse(work * time.Duration(1+me%4))
+		for i := range sizes {
+			// Right-going then left-going, so every rank both sends and
+			// receives on each pair of tags.
+			if _, err := mpi.Sendrecv(c, send[i], right, 2*i, recv[i], left, 2*i); err != nil {
+				return err
+			}
+			if _, err := mpi.Sendrecv(c, send[i], left, 2*i+1, recv[i], right, 2*i+1); err != nil {
+				return err
+			}
+		}
+		local := []float64{float64(recv[0][0]) + float64(it)}
+		if err := mpi.Allreduce(c, local, sum, mpi.Sum); err != nil {
+			return err
+		}
+	}
+	if me == 0 {
+		_, err := fmt.Fprintf(out, "skeleton: %d ranks, %d iterations, checksum %g, time %.17g s\n", n, iters, sum[0], c.Wtime())
+		return err
+	}
+	return nil
+}
