@@ -142,8 +142,9 @@ func TestVirtualPingPongClosedFormsThroughGompirun(t *testing.T) {
 
 // TestVirtualRepeatableThroughGompirun runs the Elapse-based skeleton
 // (samples/skeleton) with cpu-scale 0 as P = 8 ranks hosted by 1, 2 and 4
-// processes, over shared memory and over TCP, twice each: the predicted
-// time and every rank's end must be bit-identical.
+// processes, over shared memory and over TCP, twice each, on a one-node
+// target (tianhe1a: h = 0) and on a network of dual-core nodes: the
+// predicted time and every rank's end must be bit-identical.
 //
 // With eager halos the skeleton is exactly repeatable. With a rendezvous
 // halo followed by the Allreduce, ranks whose Allreduce partner arrives
@@ -158,12 +159,14 @@ func TestVirtualRepeatableThroughGompirun(t *testing.T) {
 	}
 	configs := []config{{"1", nil}, {"2", nil}, {"4", nil}, {"2", tcp}, {"4", tcp}}
 	for _, tc := range []struct {
-		name  string
-		big   string
-		slack float64 // allowed deviation of a rank's end, seconds
+		name, machine, big string
+		slack              float64 // allowed deviation of a rank's end, seconds
 	}{
-		{"eager-halos", "16384", 0},
-		{"rendezvous-halo", "262144", 2 * 8 / 6.38e9},
+		{"eager-halos/tianhe1a", "tianhe1a", "16384", 0},
+		{"eager-halos/mesh3d", "xsim-mesh3d-dualcore", "16384", 0},
+		// Both machines have B_mem = 6.38 GB/s.
+		{"rendezvous-halo/tianhe1a", "tianhe1a", "262144", 2 * 8 / 6.38e9},
+		{"rendezvous-halo/mesh3d", "xsim-mesh3d-dualcore", "262144", 2 * 8 / 6.38e9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var ref *vtime.Report
@@ -173,7 +176,7 @@ func TestVirtualRepeatableThroughGompirun(t *testing.T) {
 				for rep := 0; rep < 2; rep++ {
 					what := fmt.Sprintf("-np %s %v run %d", c.np, c.env, rep)
 					got, _ := vrun(t, c.env, "-np", c.np, "-virtual", "8", "-cpu-scale", "0",
-						"-machine", "xsim-mesh3d-dualcore", prog, "-iters", "4", "-big", tc.big)
+						"-machine", tc.machine, prog, "-iters", "4", "-big", tc.big)
 					if len(got.PerRank) != 8 || len(got.Unfinished) != 0 || got.Temporal != 0 {
 						t.Fatalf("%s: %d ranks, unfinished %v, %d temporal calls", what, len(got.PerRank), got.Unfinished, got.Temporal)
 					}
