@@ -36,6 +36,7 @@ func vprog(t *testing.T, name string) string {
 			"pingpong": "../../samples/pingpong",
 			"skeleton": "../../samples/skeleton",
 			"cpuburn":  "./testdata/cpuburn",
+			"earlyack": "./testdata/earlyack",
 		} {
 			bin := filepath.Join(dir, "v-"+name)
 			if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
@@ -290,6 +291,42 @@ func TestVirtualMeasuresComputation(t *testing.T) {
 				t.Errorf("-np %s -cpu-scale %s: rank %d charged %.6f s of computation, burned %.6f s (x %g)",
 					c.np, c.scale, rr.Rank, rr.Computation, burned[rr.Rank], scale)
 			}
+		}
+	}
+}
+
+// TestVirtualEarlyAckAcrossProcesses measures the one place where a
+// multi-process world's prediction departs from the in-process one: the
+// stall handling of Algorithm 2 (mpi/virtual_stall.go). testdata/earlyack
+// parks rank 0 in a Recv with rank 1's rendezvous ACK early; rank 0 then
+// computes 1 ms before it waits for its Isend. In one process the ACK is
+// dealt with exactly, at that wait's start T, so rank 1 gets its DATA
+// after T. A process that cannot see the whole job deals with the ACK at
+// once, at its arrival 2 l, when rank 0 parks (docs/model.md, "Stalls"):
+// rank 1's end then moves about 1 ms earlier. Both outcomes are checked to
+// their closed forms; any other result fails.
+func TestVirtualEarlyAckAcrossProcesses(t *testing.T) {
+	prog := vprog(t, "earlyack")
+	const s, small, work = 256 << 10, 8, 1e-3
+	l1, l2 := meshL, 15e-6+2*0.6e-6 // rank 0 to 1: 1 hop; rank 2 to 0: 2 hops
+	recvEnd := small/meshBMem + small/meshBNet + l2 + small/meshBMem
+	T := recvEnd + work // rank 0's Wait starts
+	data := func(from float64) float64 { return from + 2*s/meshBMem + s/meshBNet + l1 }
+	exact := []float64{T + s/meshBMem, data(T)}
+	early := []float64{T, data(2 * l1)}
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*b }
+	for _, np := range []string{"1", "3"} {
+		rep, _ := vrun(t, nil, "-np", np, "-virtual", "3", "-cpu-scale", "0", "-machine", "testdata/vmesh.json", prog, "-sleep", "100ms")
+		got := []float64{rep.PerRank[0].End, rep.PerRank[1].End}
+		switch {
+		case same(got[0], exact[0]) && same(got[1], exact[1]):
+			t.Logf("-np %s: exact: rank 0 ends at %.9g s, rank 1 at %.9g s", np, got[0], got[1])
+		case np != "1" && same(got[0], early[0]) && same(got[1], early[1]):
+			t.Logf("-np %s: early ACK dealt at its arrival: rank 1 ends at %.9g s instead of %.9g s (predicted %.9g instead of %.9g)",
+				np, got[1], exact[1], rep.Predicted, max(exact[0], exact[1]))
+		default:
+			t.Errorf("-np %s: ranks 0 and 1 end at %.12g and %.12g s; exact %.12g and %.12g, early-ACK %.12g and %.12g",
+				np, got[0], got[1], exact[0], exact[1], early[0], early[1])
 		}
 	}
 }
