@@ -88,12 +88,12 @@ func skeleton(c *mpi.Comm, iters int, work time.Duration, big int, pipeline bool
 func stream(c *mpi.Comm, send, recv []byte) error {
 	n, me := c.Size(), c.Rank()
 	half := n / 2
+	if me >= 2*half {
+		return nil // the odd one out
+	}
 	peer, first := me+half, true
 	if me >= half {
 		peer, first = me-half, false
-	}
-	if peer >= 2*half {
-		return nil // the odd one out
 	}
 	for turn := 0; turn < 2; turn++ {
 		if first == (turn == 0) {
