@@ -46,6 +46,21 @@ type Request struct {
 
 func (q *Request) complete() { q.done.Store(true) }
 
+// reset makes q a fresh request. It assigns field by field: a composite
+// literal would be built and copied with write barriers, which measured as
+// the largest single cost of a small send.
+func (q *Request) reset(r *rank, c *Comm, kind reqKind, buf []byte, ctx uint32, peer, tag int32, sync bool) {
+	q.r, q.comm, q.kind, q.id, q.buf = r, c, kind, 0, buf
+	q.ctx, q.peer, q.tag, q.sync = ctx, peer, tag, sync
+	if q.done.Load() {
+		q.done.Store(false)
+	}
+	q.matched, q.posted, q.waitMark = false, false, 0
+	q.vstart, q.vready = 0, 0
+	q.status = Status{}
+	q.err, q.onDone = nil, nil
+}
+
 // matches reports whether a receive request accepts a message header.
 func (q *Request) matches(h *transport.Header) bool {
 	return q.ctx == h.Context &&
@@ -62,7 +77,7 @@ func (r *rank) isend(c *Comm, buf []byte, dst int, tag int, ctx uint32, sync boo
 // startSend fills q (new, or the rank's reusable blocking request) and runs
 // the send's starting phase.
 func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx uint32, sync bool) *Request {
-	*q = Request{r: r, comm: c, kind: reqSend, buf: buf, ctx: ctx, peer: int32(dst), tag: int32(tag), sync: sync}
+	q.reset(r, c, reqSend, buf, ctx, int32(dst), int32(tag), sync)
 	if dst == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}
 		q.complete()
@@ -77,7 +92,11 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 	}
 	r.stats.sent++
 	r.stats.sentBytes += int64(len(buf))
-	if !sync && len(buf) <= r.eagerLimit {
+	limit := r.eagerLimit
+	if uint(dst-r.w.base) >= uint(len(r.w.ranks)) {
+		limit = r.eagerRemote
+	}
+	if !sync && len(buf) <= limit {
 		r.clock.Begin(ActDS)
 		f.Kind = transport.Data
 		if len(buf) > 0 {
@@ -114,7 +133,7 @@ func (r *rank) irecv(c *Comm, buf []byte, src int, tag int, ctx uint32) *Request
 
 // startRecv fills q and runs the receive's starting phase.
 func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx uint32) *Request {
-	*q = Request{r: r, comm: c, kind: reqRecv, buf: buf, ctx: ctx, peer: int32(src), tag: int32(tag)}
+	q.reset(r, c, reqRecv, buf, ctx, int32(src), int32(tag), false)
 	if src == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}
 		q.complete()

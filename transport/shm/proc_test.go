@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -235,4 +236,30 @@ func TestDeadPeer(t *testing.T) {
 		t.Fatal("sends to a killed process never failed")
 	}
 	t.Log(err)
+}
+
+// TestCleanup removes what a killed child left behind, and only its job's
+// files.
+func TestCleanup(t *testing.T) {
+	p := startPair(t, "cleanup*")
+	if err := p.roundTrip(1, 8, false); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Wait()
+	dir := filepath.Dir(p.tr.own.path)
+	other := filepath.Join(dir, "gompi-cleanupx-0.shm")
+	if err := os.WriteFile(other, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Cleanup(dir, "cleanup*"); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(left) != 1 || left[0] != other {
+		t.Fatalf("left behind: %v", left)
+	}
+	if err := Cleanup(dir, "a/b"); err == nil {
+		t.Fatal("Cleanup accepted a job id with a slash")
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -182,4 +184,39 @@ func (s *segment) alive() bool {
 		return stat[i+2] != 'Z' && stat[i+2] != 'X'
 	}
 	return true
+}
+
+// Cleanup removes the segment files a job left in dir (/dev/shm when
+// empty), for a launcher to call after the job ends: a process that crashed
+// never removed its own.
+func Cleanup(dir, jobID string) error {
+	if dir == "" {
+		dir = "/dev/shm"
+	}
+	if jobID == "" || strings.ContainsAny(jobID, "/\x00") {
+		return fmt.Errorf("shm: bad job id %q", jobID)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "gompi-"+globEscape(jobID)+"-*.shm"))
+	if err != nil {
+		return fmt.Errorf("shm: %w", err)
+	}
+	var first error
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
+			first = fmt.Errorf("shm: %w", err)
+		}
+	}
+	return first
+}
+
+// globEscape quotes the pattern characters a job id might contain.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -422,3 +422,18 @@ func TestWakeStress(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestParkAfterClose: ranks may still park on their inboxes after the
+// transport closed (the poller stays registered); that must neither crash
+// on the unmapped segment nor hang.
+func TestParkAfterClose(t *testing.T) {
+	g := openGroup(t, "parkclosed", 1, 1)
+	g.trs[1].Close()
+	ib := g.inbox(1)
+	if f := recvFrame(ib, 50*time.Millisecond); f != nil {
+		t.Fatalf("got %v from a closed transport", f)
+	}
+	if g.trs[1].Poll(ib) {
+		t.Fatal("a closed transport delivered")
+	}
+}

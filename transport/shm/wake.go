@@ -51,12 +51,11 @@ func wake(s *segment) {
 // process costs a futex call on the sender and a thread wake-up here, which
 // on a loaded host can take longer than the peer needs to answer, and a
 // 1 MiB transfer takes longer than the inbox spins. The bound keeps a long
-// wait from burning a core.
-// SpinEnv overrides it (a Go duration, such as 200us or 10ms) for the
-// transports opened afterwards.
+// wait from burning a core. It applies to transports opened afterwards.
 var SpinBeforeSleep = time.Millisecond
 
-// SpinEnv names the environment variable that sets SpinBeforeSleep.
+// SpinEnv names the environment variable that overrides SpinBeforeSleep: a
+// Go duration such as 200us or 10ms.
 const SpinEnv = "GOMPI_SHM_SPIN"
 
 // spinYieldEvery is how many polls spinPoll makes between yields. Yielding
@@ -66,17 +65,25 @@ const spinYieldEvery = 4096
 
 // Sleeping implements transport.SleepWatcher.
 func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
-	if !asleep {
-		t.own.u32(offSleepers).Add(^uint32(0))
-		return
-	}
-	if t.spinFor > 0 {
+	if asleep && t.spinFor > 0 {
 		t.spinPoll(ib)
 	}
-	t.own.u32(offSleepers).Add(1)
-	// The inbox's final check polls too, but skips rings that another
-	// goroutine holds; this one waits for them.
-	t.drain(ib, true)
+	t.life.RLock()
+	if t.closing.Load() {
+		t.life.RUnlock()
+		return // the segment may be unmapped; nobody will wake anyone
+	}
+	if asleep {
+		t.own.u32(offSleepers).Add(1)
+	} else {
+		t.own.u32(offSleepers).Add(^uint32(0))
+	}
+	t.life.RUnlock()
+	if asleep {
+		// The inbox's final check polls too, but skips rings another
+		// goroutine holds; this poll waits for them.
+		t.drain(ib, true)
+	}
 }
 
 // spinPoll polls until ib gets a frame or a Kick (Asleep turns false) or the
