@@ -55,8 +55,16 @@ func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error)
 
 // WithVirtual runs the world in virtual time: every rank gets a virtual
 // clock on v's target. The world's size must be the size v was made for.
+// Messages to ranks of other processes use the in-process eager limit:
+// whether a message goes eagerly or by rendezvous is part of what is
+// predicted, so it must not depend on how the host spreads the ranks over
+// processes.
 func WithVirtual(v *Virtual) Option {
-	return WithClocks(func(id int) Clock { return v.clock(id) })
+	clocks := WithClocks(func(id int) Clock { return v.clock(id) })
+	return func(c *config) {
+		clocks(c)
+		c.eagerRemote = c.eagerLimit
+	}
 }
 
 func (v *Virtual) clock(id int) Clock {
