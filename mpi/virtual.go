@@ -55,13 +55,14 @@ func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error)
 
 // WithVirtual runs the world in virtual time: every rank gets a virtual
 // clock on v's target. The world's size must be the size v was made for.
+// Messages to ranks of other processes use the in-process eager limit:
+// whether a message goes eagerly or by rendezvous is part of what is
+// predicted, so it must not depend on how the host spreads the ranks over
+// processes.
 func WithVirtual(v *Virtual) Option {
+	clocks := WithClocks(func(id int) Clock { return v.clock(id) })
 	return func(c *config) {
-		c.clocks = func(id int) Clock { return v.clock(id) }
-		// Eager or rendezvous is part of what is predicted (REQ and ACK
-		// cost target time): it must not depend on which host process a
-		// rank happens to live in, so every destination gets the
-		// in-process limit.
+		clocks(c)
 		c.eagerRemote = c.eagerLimit
 	}
 }

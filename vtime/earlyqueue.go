@@ -122,9 +122,16 @@ func (r *Rank) Deal(m Message, related bool) (replyArrival float64) {
 	// its receive is posted waits in the unexpected queue and is answered
 	// by that receive's starting phase (AS or DR) at the posting time; on
 	// the host it may instead arrive after the posting and be dealt here.
-	// Taking the later of the two makes both host orders give the same
-	// t_temp, which repeatability needs.
-	ttemp := max(w.dealTime(m.Arrival), m.Started)
+	// So m is dealt at the posting time whenever it arrived no later, which
+	// makes both host orders give the same t_temp, as repeatability needs.
+	// (Algorithm 3 alone can answer later than the posting, for a message
+	// that arrived exactly at the end of a wait or between waits: the next
+	// wait's start, after whatever the call did between posting and waiting,
+	// such as a Sendrecv's send; the starting phase copied m at the posting.)
+	ttemp := m.Started
+	if m.Arrival > m.Started {
+		ttemp = max(w.dealTime(m.Arrival), m.Started)
+	}
 	switch m.Kind {
 	case REQ:
 		_, replyArrival = r.t.Transfer(ttemp, 0, r.id, m.Peer)

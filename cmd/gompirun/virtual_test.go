@@ -1,0 +1,333 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/vtime"
+)
+
+// Tests of gompirun -virtual P: whole jobs, virtual clocks in every process,
+// the report merged by gompirun.
+
+var (
+	vprogsOnce sync.Once
+	vprogsErr  error
+	vprogs     = map[string]string{} // name -> binary
+)
+
+// vprog builds (once per test binary) the programs the virtual-time tests
+// run, next to gompirun so that TestMain removes them.
+func vprog(t *testing.T, name string) string {
+	t.Helper()
+	vprogsOnce.Do(func() {
+		dir := filepath.Dir(gompirun)
+		for name, pkg := range map[string]string{
+			"pingpong": "../../samples/pingpong",
+			"skeleton": "../../samples/skeleton",
+			"cpuburn":  "./testdata/cpuburn",
+			"earlyack": "./testdata/earlyack",
+		} {
+			bin := filepath.Join(dir, "v-"+name)
+			if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+				vprogsErr = fmt.Errorf("building %s: %v\n%s", pkg, err, out)
+				return
+			}
+			vprogs[name] = bin
+		}
+	})
+	if vprogsErr != nil {
+		t.Fatal(vprogsErr)
+	}
+	return vprogs[name]
+}
+
+// vrun runs a virtual job that must succeed and returns its report.
+func vrun(t *testing.T, env []string, args ...string) (vtime.Report, result) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "report.json")
+	r := gorun(t, env, append([]string{"-timeout", "25s", "-report", file}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("gompirun %v: exit %d, stderr:\n%s", args, r.code, r.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep vtime.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, data)
+	}
+	return rep, r
+}
+
+// The machine of testdata/vmesh.json: one core per node on a 4 x 4 mesh,
+// so ranks 0 and 1 are h = 1 hop apart.
+const (
+	meshBMem = 6.38e9
+	meshBNet = 4.16e9
+	meshL    = 15e-6 + 1*0.6e-6
+)
+
+func eagerOneWay(s float64) float64      { return 2*s/meshBMem + s/meshBNet + meshL }
+func rendezvousOneWay(s float64) float64 { return 3*meshL + 2*s/meshBMem + s/meshBNet }
+
+// onewayLine is one line of the pingpong sample's table.
+var onewayLine = regexp.MustCompile(`(?m)^\s*(\d+)\s+([0-9.]+)\s+[0-9.]+$`)
+
+// TestVirtualPingPongClosedFormsThroughGompirun checks the closed forms of
+// docs/model.md (cpu-scale 0, receiver waiting, h > 0) on the pingpong
+// sample run by gompirun over two processes. Rank 0 of a ping-pong of k
+// round trips per size ends at exactly sum over sizes of 2k x one-way
+// (k = iters + the warm-up), which the report gives to full precision;
+// the sample's table (3 decimals of a microsecond) is checked per size.
+func TestVirtualPingPongClosedFormsThroughGompirun(t *testing.T) {
+	prog := vprog(t, "pingpong")
+	const iters = 3
+	for _, tc := range []struct {
+		name       string
+		eagerLimit int
+		max        int
+	}{
+		{"eager", 64 << 10, 1 << 10},
+		{"rendezvous", 0, 1 << 20}, // every non-empty message by rendezvous
+		{"mixed", 64 << 10, 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := []string{"GOMPI_EAGER_LIMIT=" + strconv.Itoa(tc.eagerLimit)}
+			rep, r := vrun(t, env, "-np", "2", "-virtual", "2", "-cpu-scale", "0",
+				"-machine", "testdata/vmesh.json", prog, "-iters", strconv.Itoa(iters), "-max", strconv.Itoa(tc.max))
+			oneway := map[int]float64{}
+			want := 0.0
+			for s := 0; s <= tc.max; s = max(2*s, 1) {
+				ow := eagerOneWay(float64(s))
+				if s > tc.eagerLimit {
+					ow = rendezvousOneWay(float64(s))
+				}
+				oneway[s] = ow
+				want += 2 * (iters + 1) * ow
+			}
+			if len(rep.PerRank) != 2 || rep.PerRank[0].Rank != 0 {
+				t.Fatalf("report has ranks %+v", rep.PerRank)
+			}
+			if got := rep.PerRank[0].End; math.Abs(got-want) > 1e-9*want {
+				t.Errorf("rank 0 ends at %.15g s, closed forms give %.15g (relative error %.2g)", got, want, math.Abs(got-want)/want)
+			}
+			if rep.Predicted != rep.PerRank[0].End {
+				t.Errorf("predicted %.15g, want rank 0's end %.15g", rep.Predicted, rep.PerRank[0].End)
+			}
+			lines := onewayLine.FindAllStringSubmatch(r.stdout, -1)
+			if len(lines) != len(oneway) {
+				t.Fatalf("%d table lines for %d sizes:\n%s", len(lines), len(oneway), r.stdout)
+			}
+			for _, l := range lines {
+				s, _ := strconv.Atoi(l[1])
+				us, _ := strconv.ParseFloat(l[2], 64)
+				if w := oneway[s] * 1e6; math.Abs(us-w) > 0.0005+1e-12 {
+					t.Errorf("%d bytes: printed one-way %.3f us, closed form %.6f us", s, us, w)
+				}
+			}
+		})
+	}
+}
+
+// TestVirtualRepeatableThroughGompirun runs the Elapse-based skeleton
+// (samples/skeleton) with cpu-scale 0 as P = 8 ranks hosted by 1, 2 and 4
+// processes, over shared memory and over TCP, twice each, on a one-node
+// target (tianhe1a: h = 0) and on a network of dual-core nodes: the
+// predicted time and every rank's end must be bit-identical, with eager
+// halos, with a rendezvous halo, and with -pipeline (Isend + Send streams
+// that stall Algorithm 2 in every iteration, resolved speculatively across
+// processes). On tianhe1a the rendezvous halo followed by the Allreduce
+// made ranks 2 and 6 end 8 B / B_mem apart from run to run until
+// vtime.Rank.Deal dealt a message that arrived when its receive was posted
+// at the posting time (vtime/started_test.go).
+func TestVirtualRepeatableThroughGompirun(t *testing.T) {
+	prog := vprog(t, "skeleton")
+	type config struct {
+		np  string
+		env []string
+	}
+	configs := []config{{"1", nil}, {"2", nil}, {"4", nil}, {"2", tcp}, {"4", tcp}}
+	for _, tc := range []struct {
+		name, machine string
+		args          []string
+	}{
+		{"eager-halos/tianhe1a", "tianhe1a", []string{"-big", "16384"}},
+		{"eager-halos/mesh3d", "xsim-mesh3d-dualcore", []string{"-big", "16384"}},
+		{"rendezvous-halo/tianhe1a", "tianhe1a", []string{"-big", "262144"}},
+		{"rendezvous-halo/mesh3d", "xsim-mesh3d-dualcore", []string{"-big", "262144"}},
+		{"pipeline/tianhe1a", "tianhe1a", []string{"-big", "262144", "-pipeline"}},
+		{"pipeline/mesh3d", "xsim-mesh3d-dualcore", []string{"-big", "262144", "-pipeline"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ref *vtime.Report
+			var refWhat string
+			variants := map[string]bool{}
+			for _, c := range configs {
+				for rep := 0; rep < 2; rep++ {
+					what := fmt.Sprintf("-np %s %v run %d", c.np, c.env, rep)
+					args := []string{"-np", c.np, "-virtual", "8", "-cpu-scale", "0", "-machine", tc.machine, prog, "-iters", "4"}
+					got, _ := vrun(t, c.env, append(args, tc.args...)...)
+					if len(got.PerRank) != 8 || len(got.Unfinished) != 0 || got.Temporal != 0 {
+						t.Fatalf("%s: %d ranks, unfinished %v, %d temporal calls", what, len(got.PerRank), got.Unfinished, got.Temporal)
+					}
+					var key strings.Builder
+					for _, r := range got.PerRank {
+						fmt.Fprintf(&key, "%x ", math.Float64bits(r.End))
+					}
+					variants[key.String()] = true
+					if ref == nil {
+						ref, refWhat = &got, what
+						continue
+					}
+					if got.Predicted != ref.Predicted {
+						t.Errorf("%s: predicted %.17g, %s predicted %.17g", what, got.Predicted, refWhat, ref.Predicted)
+					}
+					for i, r := range got.PerRank {
+						if r.End != ref.PerRank[i].End {
+							t.Errorf("%s: rank %d ends at %.17g, %s at %.17g", what, i, r.End, refWhat, ref.PerRank[i].End)
+						}
+					}
+				}
+			}
+			t.Logf("%d distinct sets of per-rank end times over %d runs", len(variants), 2*len(configs))
+		})
+	}
+}
+
+// TestVirtualReportAndUsage checks the -report file and the usage errors of
+// the virtual-time options.
+func TestVirtualReportAndUsage(t *testing.T) {
+	prog := vprog(t, "skeleton")
+	file := filepath.Join(t.TempDir(), "r.json")
+	r := gorun(t, nil, "-np", "2", "-virtual", "4", "-cpu-scale", "0", "-report", file, "-timeout", "25s", prog, "-iters", "2")
+	if r.code != 0 || !strings.Contains(r.stderr, "gompi prediction: 4 ranks on machine tianhe1a, cpu-scale 0") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"machine", "ranks", "cpu_scale", "predicted", "predicted_rank", "wall", "slowdown",
+		"computation", "communication", "waiting", "sent", "sent_bytes", "temporal", "history_misses", "per_rank"} {
+		if _, ok := fields[f]; !ok {
+			t.Errorf("report has no %q: %s", f, data)
+		}
+	}
+	var rep vtime.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Ranks != 4 || len(rep.PerRank) != 4 || !(rep.Predicted > 0) || rep.Machine != "tianhe1a" {
+		t.Errorf("report: %d ranks, %d records, predicted %v, machine %q", rep.Ranks, len(rep.PerRank), rep.Predicted, rep.Machine)
+	}
+	for _, r := range rep.PerRank {
+		sum := r.Computation + r.Communication + r.Waiting
+		if !r.Finished || math.Abs(sum-r.End) > 1e-12*r.End {
+			t.Errorf("rank %d: finished %v, %g + %g + %g != end %g", r.Rank, r.Finished, r.Computation, r.Communication, r.Waiting, r.End)
+		}
+	}
+
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-np", "2", "-virtual", "4", "-machine", "testdata/badmachine.json", prog}, "bmem"},
+		{[]string{"-np", "2", "-virtual", "4", "-machine", "testdata/no-such-machine.json", prog}, "no-such-machine.json"},
+		{[]string{"-np", "2", "-machine", "tianhe1a", prog}, "need -virtual"},
+		{[]string{"-np", "2", "-report", file, prog}, "need -virtual"},
+		{[]string{"-np", "4", "-virtual", "2", prog}, "-virtual 2"},
+		{[]string{"-np", "2", "-virtual", "4", "-cpu-scale", "-1", prog}, "-cpu-scale"},
+		{[]string{"-np", "2", "-virtual", "4", "-ranks", "4", prog}, "-ranks"},
+	} {
+		r := gorun(t, nil, c.args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "gompirun: ") || !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("gompirun %v: exit %d, stderr %q; want exit 2 and one line naming %q", c.args, r.code, r.stderr, c.msg)
+		}
+	}
+}
+
+var burnedLine = regexp.MustCompile(`rank (\d+) burned (\d+) ns`)
+
+// TestVirtualMeasuresComputation runs a program whose ranks burn a known
+// amount of their own thread's CPU time under -cpu-scale 1 (and 2): the
+// report must charge each rank that computation, scaled, within 5%. The
+// comparison is with the program's own thread CPU clock, so host load does
+// not matter.
+func TestVirtualMeasuresComputation(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("thread CPU time is measured on Linux only")
+	}
+	prog := vprog(t, "cpuburn")
+	for _, c := range []struct{ np, p, scale string }{{"1", "2", "1"}, {"2", "2", "2"}} {
+		rep, r := vrun(t, nil, "-np", c.np, "-virtual", c.p, "-cpu-scale", c.scale, prog, "-ms", "150")
+		scale, _ := strconv.ParseFloat(c.scale, 64)
+		burned := map[int]float64{}
+		for _, g := range burnedLine.FindAllStringSubmatch(r.stdout, -1) {
+			rank, _ := strconv.Atoi(g[1])
+			ns, _ := strconv.ParseFloat(g[2], 64)
+			burned[rank] = ns * 1e-9
+		}
+		if len(burned) != len(rep.PerRank) {
+			t.Fatalf("%d ranks printed, %d in the report:\n%s", len(burned), len(rep.PerRank), r.stdout)
+		}
+		for _, rr := range rep.PerRank {
+			want := scale * burned[rr.Rank]
+			if rr.Computation < want || rr.Computation > 1.05*want {
+				t.Errorf("-np %s -cpu-scale %s: rank %d charged %.6f s of computation, burned %.6f s (x %g)",
+					c.np, c.scale, rr.Rank, rr.Computation, burned[rr.Rank], scale)
+			}
+		}
+	}
+}
+
+// TestVirtualEarlyAckAcrossProcesses measures the one place where a
+// multi-process world's prediction departs from the in-process one: the
+// stall handling of Algorithm 2 (mpi/virtual_stall.go). testdata/earlyack
+// parks rank 0 in a Recv with rank 1's rendezvous ACK early; rank 0 then
+// computes 1 ms before it waits for its Isend. In one process the ACK is
+// dealt with exactly, at that wait's start T, so rank 1 gets its DATA
+// after T. A process that cannot see the whole job deals with the ACK at
+// once, at its arrival 2 l, when rank 0 parks (docs/model.md, "Stalls"):
+// rank 1's end then moves about 1 ms earlier. Both outcomes are checked to
+// their closed forms; any other result fails.
+func TestVirtualEarlyAckAcrossProcesses(t *testing.T) {
+	prog := vprog(t, "earlyack")
+	const s, small, work = 256 << 10, 8, 1e-3
+	l1, l2 := meshL, 15e-6+2*0.6e-6 // rank 0 to 1: 1 hop; rank 2 to 0: 2 hops
+	recvEnd := small/meshBMem + small/meshBNet + l2 + small/meshBMem
+	T := recvEnd + work // rank 0's Wait starts
+	data := func(from float64) float64 { return from + 2*s/meshBMem + s/meshBNet + l1 }
+	exact := []float64{T + s/meshBMem, data(T)}
+	early := []float64{T, data(2 * l1)}
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*b }
+	for _, np := range []string{"1", "3"} {
+		rep, _ := vrun(t, nil, "-np", np, "-virtual", "3", "-cpu-scale", "0", "-machine", "testdata/vmesh.json", prog, "-sleep", "100ms")
+		got := []float64{rep.PerRank[0].End, rep.PerRank[1].End}
+		switch {
+		case same(got[0], exact[0]) && same(got[1], exact[1]):
+			t.Logf("-np %s: exact: rank 0 ends at %.9g s, rank 1 at %.9g s", np, got[0], got[1])
+		case np != "1" && same(got[0], early[0]) && same(got[1], early[1]):
+			t.Logf("-np %s: early ACK dealt at its arrival: rank 1 ends at %.9g s instead of %.9g s (predicted %.9g instead of %.9g)",
+				np, got[1], exact[1], rep.Predicted, max(exact[0], exact[1]))
+		default:
+			t.Errorf("-np %s: ranks 0 and 1 end at %.12g and %.12g s; exact %.12g and %.12g, early-ACK %.12g and %.12g",
+				np, got[0], got[1], exact[0], exact[1], early[0], early[1])
+		}
+	}
+}
