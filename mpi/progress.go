@@ -27,7 +27,13 @@ func (r *rank) waitPhase(done func() bool, block bool, where waitSite, reqs []*R
 		for !done() { // lines 11-20
 			f := r.inbox.Next()
 			if f == nil {
-				if len(r.early) > 0 && (r.resolve.Swap(false) || !block || !r.w.local) && r.progressEarly() {
+				// A request to resolve a stall is consumed even when the
+				// early message it was about has been dealt with meanwhile:
+				// a stale request left set would make every park return at
+				// once, and this rank, never asleep, would keep the job from
+				// picking the rank that really holds the stall.
+				resolve := r.resolve.Swap(false)
+				if len(r.early) > 0 && (resolve || !block || !r.w.local) && r.progressEarly() {
 					continue // a stall of Algorithm 2: virtual_stall.go
 				}
 				if !block {
