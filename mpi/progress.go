@@ -245,6 +245,9 @@ func (q *Request) Wait() (Status, error) {
 // Algorithm 2 lines 1-3, which still pass through the event points.
 func (r *rank) emptyWait(reqs []*Request) {
 	r.checkAbort()
+	if !r.virtual {
+		return // only the event points happen here, and real mode has none
+	}
 	r.clock.Begin(ActWT)
 	r.clock.WaitStart(true)
 	r.foldReady(reqs)
