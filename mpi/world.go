@@ -274,14 +274,17 @@ func (r *rank) checkAbort() {
 	}
 }
 
-// control handles runtime control frames (abort and wake-ups from other
-// processes). The launcher issue defines their contents.
+// control handles a Ctrl frame that reaches a rank. None does today: job
+// control goes through gompirun's exchange (failure reports, barriers) and
+// transports keep their own control records (shm's completions), so such a
+// frame is dropped rather than matched as a message.
 func (w *world) control(r *rank, f *transport.Frame) {
 	f.Release()
 }
 
-// watchDeadlock reports a deadlock when, twice in a row, every unfinished
-// rank is asleep with an empty inbox and no wake-up pending. In a world
+// watchDeadlock reports a deadlock when, three times in a row 100 ms apart
+// and in the same naps, every unfinished rank is asleep with an empty inbox
+// and no wake-up pending. In a world
 // whose ranks are all in this process nothing else can wake them, so the
 // report is certain, not a guess.
 func (w *world) watchDeadlock(stop <-chan struct{}) {
