@@ -213,6 +213,23 @@ func (r *rank) mark(q *Request) {
 	}
 }
 
+// waitFor is the waiting phase of every Wait and Test call: it marks reqs
+// as the operations waited for and progresses until cond holds (block) or
+// once (a test). When cond already holds, a blocking wait still passes
+// through the event points of an empty waiting activity, and a test does so
+// only to fold a pending DR copy (Clock.Ready).
+func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool, site waitSite) {
+	if !cond() {
+		r.waitEpoch++
+		for _, q := range reqs {
+			r.mark(q)
+		}
+		r.waitPhase(cond, block, site, reqs)
+	} else if block || r.readyPending(reqs) {
+		r.emptyWait(reqs)
+	}
+}
+
 // finish runs a completed request's completion hook once and returns its
 // status and error.
 func (q *Request) finish() (Status, error) {
@@ -230,14 +247,7 @@ func (q *Request) Wait() (Status, error) {
 	if q == nil {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
-	r := q.r
-	if !q.done.Load() {
-		r.waitEpoch++
-		r.mark(q)
-		r.waitPhase(q.done.Load, true, siteWait, []*Request{q})
-	} else {
-		r.emptyWait([]*Request{q})
-	}
+	q.r.waitFor([]*Request{q}, q.done.Load, true, siteWait)
 	return q.finish()
 }
 
@@ -279,14 +289,9 @@ func (q *Request) Test() (bool, Status, error) {
 		return true, Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	if !q.done.Load() {
-		r := q.r
-		r.stats.temporal++
-		r.waitEpoch++
-		r.mark(q)
-		r.waitPhase(q.done.Load, false, siteTest, []*Request{q})
-	} else if q.r.readyPending([]*Request{q}) {
-		q.r.emptyWait([]*Request{q})
+		q.r.stats.temporal++
 	}
+	q.r.waitFor([]*Request{q}, q.done.Load, false, siteTest)
 	if !q.done.Load() {
 		return false, Status{}, nil
 	}
@@ -330,15 +335,7 @@ func reqOwner(reqs []*Request) *rank {
 func Waitall(reqs []*Request) ([]Status, error) {
 	r := reqOwner(reqs)
 	if r != nil {
-		if !allDone(reqs) {
-			r.waitEpoch++
-			for _, q := range reqs {
-				r.mark(q)
-			}
-			r.waitPhase(func() bool { return allDone(reqs) }, true, siteWaitall, reqs)
-		} else {
-			r.emptyWait(reqs)
-		}
+		r.waitFor(reqs, func() bool { return allDone(reqs) }, true, siteWaitall)
 	}
 	return collectAll(reqs)
 }
@@ -410,17 +407,8 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		return Undefined, Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	r.stats.temporal++
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true, siteWaitany)
 	i := r.pickDone(reqs)
-	if i < 0 {
-		r.waitEpoch++
-		for _, q := range reqs {
-			r.mark(q)
-		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitany, reqs)
-		i = r.pickDone(reqs)
-	} else {
-		r.emptyWait(reqs)
-	}
 	st, err := reqs[i].finish()
 	return i, st, err
 }
@@ -441,15 +429,7 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 		return Undefined, true, Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	r.stats.temporal++
-	if !r.anyDone(reqs) {
-		r.waitEpoch++
-		for _, q := range reqs {
-			r.mark(q)
-		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest, reqs)
-	} else if r.readyPending(reqs) {
-		r.emptyWait(reqs)
-	}
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false, siteTest)
 	i := r.pickDone(reqs)
 	if i < 0 {
 		return Undefined, false, Status{}, nil
@@ -467,15 +447,7 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 		return nil, nil, nil
 	}
 	r.stats.temporal++
-	if !r.anyDone(reqs) {
-		r.waitEpoch++
-		for _, q := range reqs {
-			r.mark(q)
-		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, true, siteWaitsome, reqs)
-	} else {
-		r.emptyWait(reqs)
-	}
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true, siteWaitsome)
 	return collectDone(reqs)
 }
 
@@ -486,15 +458,7 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 		return nil, nil, nil
 	}
 	r.stats.temporal++
-	if !r.anyDone(reqs) {
-		r.waitEpoch++
-		for _, q := range reqs {
-			r.mark(q)
-		}
-		r.waitPhase(func() bool { return r.anyDone(reqs) }, false, siteTest, reqs)
-	} else if r.readyPending(reqs) {
-		r.emptyWait(reqs)
-	}
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false, siteTest)
 	return collectDone(reqs)
 }
 
@@ -525,17 +489,9 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		return true, make([]Status, len(reqs)), nil
 	}
 	r.stats.temporal++
+	r.waitFor(reqs, func() bool { return allDone(reqs) }, false, siteTest)
 	if !allDone(reqs) {
-		r.waitEpoch++
-		for _, q := range reqs {
-			r.mark(q)
-		}
-		r.waitPhase(func() bool { return allDone(reqs) }, false, siteTest, reqs)
-		if !allDone(reqs) {
-			return false, nil, nil
-		}
-	} else if r.readyPending(reqs) {
-		r.emptyWait(reqs)
+		return false, nil, nil
 	}
 	st, err := collectAll(reqs)
 	return true, st, err
