@@ -186,21 +186,9 @@ func report(out io.Writer, res npb.Results, m int, sum Sums) error {
 }
 
 // batchSeed is the generator seed at the start of batch kk (0-based): s
-// times an^kk, by binary exponentiation.
+// times an^kk.
 func batchSeed(kk int, an float64) float64 {
-	t1, t2 := s, an
-	for i := 0; i < 100; i++ {
-		ik := kk / 2
-		if 2*ik != kk {
-			npb.Randlc(&t1, t2)
-		}
-		if ik == 0 {
-			break
-		}
-		npb.Randlc(&t2, t2)
-		kk = ik
-	}
-	return t1
+	return npb.SkipAhead(s, an, int64(kk))
 }
 
 // gaussianPairs applies the polar method to the uniform pairs in x,

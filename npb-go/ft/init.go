@@ -61,9 +61,9 @@ func (s *ftState) computeIndexmap() {
 func (s *ftState) computeInitialConditions(u0 []complex128) {
 	d1, d2, d3 := s.dim(1, 1), s.dim(2, 1), s.dim(3, 1)
 	start := seed
-	an := ipow46(mult, 2*s.nx, (s.zstart[0]-1)*s.ny+(s.ystart[0]-1))
+	an := npb.Pow46(mult, int64(2*s.nx)*int64((s.zstart[0]-1)*s.ny+(s.ystart[0]-1))) // the reference's ipow46
 	npb.Randlc(&start, an)
-	an = ipow46(mult, 2*s.nx, s.ny)
+	an = npb.Pow46(mult, int64(2*s.nx)*int64(s.ny))
 	plane := d1 * d2
 	vals := s.randBuf[:2*plane]
 	for k := 0; k < d3; k++ {
@@ -79,35 +79,6 @@ func (s *ftState) computeInitialConditions(u0 []complex128) {
 			npb.Randlc(&start, an)
 		}
 	}
-}
-
-// ipow46 returns a**(exp1*exp2) with the generator's arithmetic.
-func ipow46(a float64, exp1, exp2 int) float64 {
-	if exp2 == 0 || exp1 == 0 {
-		return 1
-	}
-	q, r := a, 1.0
-	n := exp1
-	for {
-		if n2 := n / 2; n2*2 == n {
-			npb.Randlc(&q, q)
-			n = n2
-		} else {
-			n *= exp2
-			break
-		}
-	}
-	for n > 1 {
-		if n2 := n / 2; n2*2 == n {
-			npb.Randlc(&q, q)
-			n = n2
-		} else {
-			npb.Randlc(&r, q)
-			n--
-		}
-	}
-	npb.Randlc(&r, q)
-	return r
 }
 
 // evolve advances one time step in Fourier space: u0 *= twiddle, u1 = u0.

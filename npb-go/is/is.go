@@ -194,31 +194,14 @@ func newSorter(c *mpi.Comm, class byte, p params, failures io.Writer) *sorter {
 }
 
 // findMySeed is the seed of rank kn's part when nn random numbers are
-// split evenly over np ranks: s * a^(kn*nn/np).
+// split evenly over np ranks: s * a^(kn * 2^mq), with 2^mq the part size
+// rounded down to a power of two as the reference does.
 func findMySeed(kn, np, nn int, s, a float64) float64 {
 	mq := 0
 	for nq := nn / np; nq > 1; nq /= 2 {
 		mq++
 	}
-	t1 := a
-	for i := 0; i < mq; i++ {
-		npb.Randlc(&t1, t1)
-	}
-	an := t1
-	kk := kn
-	t1, t2 := s, an
-	for i := 0; i < 100; i++ {
-		ik := kk / 2
-		if 2*ik != kk {
-			npb.Randlc(&t1, t2)
-		}
-		if ik == 0 {
-			break
-		}
-		npb.Randlc(&t2, t2)
-		kk = ik
-	}
-	return t1
+	return npb.SkipAhead(s, a, int64(kn)<<mq)
 }
 
 // createSeq makes this rank's keys, each the scaled sum of four uniforms.

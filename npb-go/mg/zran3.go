@@ -16,10 +16,10 @@ func (s *mgState) zran3(z []float64, n1, n2, n3, nx, ny, k int) error {
 		a  = 1220703125.0 // 5**13
 		x  = 314159265.0
 	)
-	a1 := power(a, nx, 1, 0)
-	a2 := power(a, nx, ny, 0)
+	a1 := npb.Pow46(a, int64(nx)) // the reference's power(a, n1, n2, n3) = a^(n1*n2+n3)
+	a2 := npb.Pow46(a, int64(nx)*int64(ny))
 	zero3(z, n1, n2, n3)
-	ai := power(a, nx, s.is2-2+ny*(s.is3-2), s.is1-2)
+	ai := npb.Pow46(a, int64(nx)*int64(s.is2-2+ny*(s.is3-2))+int64(s.is1-2))
 	d1 := s.ie1 - s.is1 + 1
 	e2 := s.ie2 - s.is2 + 2
 	e3 := s.ie3 - s.is3 + 2
@@ -110,29 +110,6 @@ func (s *mgState) zran3(z []float64, n1, n2, n3, nx, ny, k int) error {
 		z[j1[1][i]+n1*(j2[1][i]+n2*j3[1][i])] = +1
 	}
 	return s.comm3(z, n1, n2, n3, k)
-}
-
-// power returns a**(n1*n2+n3) mod 2**46 with the NPB generator's
-// arithmetic, used to jump ahead in the random sequence.
-func power(a float64, n1, n2, n3 int) float64 {
-	pow := 1.0
-	aj := a
-	nj, n1j, n2j := n3, n1, n2
-	for {
-		if n2j > 0 {
-			if n2j%2 == 1 {
-				nj += n1j
-			}
-			n2j /= 2
-		} else if nj == 0 {
-			return pow
-		}
-		if nj%2 == 1 {
-			npb.Randlc(&pow, aj)
-		}
-		npb.Randlc(&aj, aj)
-		nj /= 2
-	}
 }
 
 // bubble moves the new entry at position 0 of list ind up to its sorted

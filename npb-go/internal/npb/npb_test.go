@@ -3,6 +3,7 @@ package npb
 import (
 	"bytes"
 	"io"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -24,6 +25,26 @@ func TestRandlcMatchesIntegerLCG(t *testing.T) {
 		if r != float64(xi)/(1<<46) {
 			t.Fatalf("step %d: value %v, want %v", k, r, float64(xi)/(1<<46))
 		}
+	}
+}
+
+// Pow46 and SkipAhead agree with an exact big-integer power and with
+// stepping the sequence one multiplication at a time.
+func TestPow46AndSkipAhead(t *testing.T) {
+	const a, seed = 1220703125.0, 314159265.0
+	mod := new(big.Int).Lsh(big.NewInt(1), 46)
+	for _, n := range []int64{0, 1, 2, 3, 7, 64, 1000, 1<<20 + 3, 1 << 40} {
+		want := new(big.Int).Exp(big.NewInt(int64(a)), big.NewInt(n), mod)
+		if got := Pow46(a, n); got != float64(want.Int64()) {
+			t.Errorf("Pow46(a, %d) = %v, want %v", n, got, want)
+		}
+	}
+	x := seed
+	for n := int64(0); n < 300; n++ {
+		if got := SkipAhead(seed, a, n); got != x {
+			t.Fatalf("SkipAhead(%d) = %v, stepping gives %v", n, got, x)
+		}
+		Randlc(&x, a)
 	}
 }
 

@@ -37,6 +37,31 @@ func Randlc(x *float64, a float64) float64 {
 	return r46 * *x
 }
 
+// Pow46 is a^n mod 2^46 in the generator's exact arithmetic: the multiplier
+// that advances a seed by n steps of the sequence with multiplier a (NPB's
+// jump-ahead, which the reference writes once per kernel: EP's seed loop,
+// IS's find_my_seed, MG's power, FT's ipow46). Multiplication mod 2^46 is
+// exact here, so the order of the squarings does not change the result.
+// n must be non-negative.
+func Pow46(a float64, n int64) float64 {
+	r := 1.0
+	for ; n > 0; n >>= 1 {
+		if n&1 == 1 {
+			Randlc(&r, a)
+		}
+		if n > 1 {
+			Randlc(&a, a)
+		}
+	}
+	return r
+}
+
+// SkipAhead returns the seed n steps of the sequence after seed.
+func SkipAhead(seed, a float64, n int64) float64 {
+	Randlc(&seed, Pow46(a, n))
+	return seed
+}
+
 // Vranlc fills y[0:n] with the next n values of the sequence seeded by *x
 // with multiplier a, leaving *x at the last seed (NPB's vranlc).
 func Vranlc(n int, x *float64, a float64, y []float64) {
