@@ -14,7 +14,13 @@ import (
 // and returns the predicted time.
 func virtualTime(t *testing.T, n int, fn func(c *Comm) error) float64 {
 	t.Helper()
-	m, err := vtime.Preset("xsim-ethernet")
+	return runVirtual(t, "xsim-ethernet", n, fn).Report().Predicted
+}
+
+// runVirtual runs fn on n ranks of a preset machine at cpu-scale 0.
+func runVirtual(t *testing.T, preset string, n int, fn func(c *Comm) error) *Virtual {
+	t.Helper()
+	m, err := vtime.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +31,7 @@ func virtualTime(t *testing.T, n int, fn func(c *Comm) error) float64 {
 	if err := v.Run(fn); err != nil {
 		t.Fatal(err)
 	}
-	return v.Report().Predicted
+	return v
 }
 
 // TestCollVirtualRounds: in a virtual run a collective of small messages

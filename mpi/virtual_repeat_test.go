@@ -3,8 +3,6 @@ package mpi
 import (
 	"fmt"
 	"testing"
-
-	"github.com/gompi/gompi/vtime"
 )
 
 // Repeatability (design.md, seeds/003): with cpu-scale 0 a deterministic
@@ -81,17 +79,7 @@ func TestVirtualRepeatableSendrecvAndCollectives(t *testing.T) {
 // predicted time.
 func virtualRankTimes(t *testing.T, n int, fn func(c *Comm) error) []float64 {
 	t.Helper()
-	m, err := vtime.Preset("tianhe1a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := NewVirtual(m, n, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Run(fn); err != nil {
-		t.Fatal(err)
-	}
+	v := runVirtual(t, "tianhe1a", n, fn)
 	res := v.Results()
 	out := make([]float64, len(res))
 	for i, r := range res {
