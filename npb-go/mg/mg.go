@@ -297,7 +297,7 @@ func (s *mgState) bench(class byte, p params, total int, opt Options, out io.Wri
 			return res, err
 		}
 	}
-	if err := s.t.report(s.nprocs, say); err != nil {
+	if err := s.t.report(out); err != nil {
 		return res, err
 	}
 	if s.me == 0 && !res.Verified {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/npb-go/internal/npb"
 )
@@ -35,9 +37,10 @@ func (t *timers) stop(i int) {
 }
 
 // report prints, on rank 0, the minimum, maximum and average of every timer
-// over the ranks, plus the derived computation and communication totals,
-// with the reference's three Reduce calls. It does nothing when disabled.
-func (t *timers) report(nprocs int, say func(string, ...any)) error {
+// over the ranks, plus the derived computation and communication totals
+// (npb.ReportTimers, the reference's three Reduce calls). It does nothing
+// when disabled.
+func (t *timers) report(out io.Writer) error {
 	if !t.enabled {
 		return nil
 	}
@@ -48,18 +51,5 @@ func (t *timers) report(nprocs int, say func(string, ...any)) error {
 	}
 	t1[tLast+1] = t1[tRcomm] + t1[tComm3]
 	t1[tLast] = t1[tBench] - t1[tLast+1]
-	tsum, tmin, tmax := make([]float64, len(t1)), make([]float64, len(t1)), make([]float64, len(t1))
-	for _, r := range []struct {
-		out []float64
-		op  mpi.Op
-	}{{tsum, mpi.Sum}, {tmin, mpi.Min}, {tmax, mpi.Max}} {
-		if err := mpi.Reduce(t.comm, t1, r.out, r.op, 0); err != nil {
-			return err
-		}
-	}
-	say(" nprocs =%6d           minimum     maximum     average\n", nprocs)
-	for i, name := range names {
-		say(" timer %2d(%-8s) :  %10.4f  %10.4f  %10.4f\n", i+1, name, tmin[i], tmax[i], tsum[i]/float64(nprocs))
-	}
-	return nil
+	return npb.ReportTimers(t.comm, t1, names, out)
 }
