@@ -13,20 +13,37 @@ import (
 // its bytes really come.
 const readChunk = 4 << 20
 
-// writeFrame sends f's header then its payload, in one writev when the
-// payload is separate.
-func writeFrame(c net.Conn, hdr []byte, f *transport.Frame) error {
+// copyLimit is the largest payload that writeFrame copies behind the header
+// into one buffer for a plain write; larger ones go out by writev without a
+// copy.
+const copyLimit = 4 << 10
+
+// frameWriter is the sending half of a connection: its buffers are reused
+// from frame to frame, so a send allocates nothing.
+type frameWriter struct {
+	buf  [transport.HeaderSize + copyLimit]byte
+	bufs net.Buffers
+	vec  [2][]byte
+}
+
+// writeFrame sends f's header then its payload: one write of a copy for
+// small payloads, one writev for large ones.
+func (w *frameWriter) writeFrame(c net.Conn, f *transport.Frame) error {
+	hdr := w.buf[:transport.HeaderSize]
 	transport.EncodeHeader(hdr, &f.Header)
 	n := f.PayloadLen()
 	if int64(len(f.Payload)) != n {
 		return fmt.Errorf("tcp: frame %v carries %d payload bytes, header says %d", f, len(f.Payload), n)
 	}
-	if n == 0 {
-		_, err := c.Write(hdr)
+	if n <= copyLimit {
+		copy(w.buf[transport.HeaderSize:], f.Payload)
+		_, err := c.Write(w.buf[:transport.HeaderSize+n])
 		return err
 	}
-	bufs := net.Buffers{hdr, f.Payload}
-	_, err := bufs.WriteTo(c)
+	w.vec = [2][]byte{hdr, f.Payload}
+	w.bufs = w.vec[:]
+	_, err := w.bufs.WriteTo(c)
+	w.vec = [2][]byte{} // do not keep the payload alive
 	return err
 }
 

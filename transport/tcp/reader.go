@@ -10,7 +10,7 @@ import (
 	"github.com/gompi/gompi/transport"
 )
 
-// inConn is the receiving end of a connection from another process: its
+// inConn is the receiving end of a connection with another process: its
 // goroutine drains the socket whenever Go's network poller reports it
 // readable, parsing frames out of a buffer filled by non-blocking reads.
 //
@@ -22,6 +22,7 @@ type inConn struct {
 	t    *Transport
 	c    net.Conn
 	rc   syscall.RawConn
+	fd   int                         // the socket, valid inside rc.Read's callback
 	read func(p []byte) (int, error) // readSome, or a stand-in in tests
 	proc int
 	peer Peer
@@ -31,6 +32,15 @@ type inConn struct {
 	big  *transport.Frame // a frame whose large payload is being read straight into it
 	got  int64            // payload bytes of big received so far
 	dead bool
+
+	// short records that the last read returned less than it asked for:
+	// the socket was empty then, and anything arriving since raises a new
+	// readiness edge, so when the buffer ends on a frame boundary drain
+	// goes back to waiting without the read that would only say EAGAIN.
+	// That read sat between a frame's arrival and its rank running. Inside
+	// a frame it still reads on, so that an end of stream arriving with
+	// the data (no new edge) is seen as a cut frame.
+	short bool
 }
 
 // smallFrame is the largest frame assembled in the connection buffer; larger
@@ -52,21 +62,17 @@ func newInConn(t *Transport, c net.Conn, proc int) (*inConn, error) {
 }
 
 // readSome does one non-blocking read into p: n bytes, or 0 with a nil
-// error when nothing is waiting, or io.EOF.
+// error when nothing is waiting, or io.EOF. It runs inside loop's
+// RawConn.Read callback, on the descriptor that callback was given (Go set
+// it non-blocking), with no closure to allocate per read.
 func (ic *inConn) readSome(p []byte) (n int, err error) {
-	// Control, not Read: this runs inside loop's RawConn.Read callback.
-	// The descriptor is non-blocking (Go sets it so).
-	cerr := ic.rc.Control(func(fd uintptr) {
-		for {
-			n, err = syscall.Read(int(fd), p)
-			if err != syscall.EINTR {
-				break
-			}
+	for {
+		n, err = syscall.Read(ic.fd, p)
+		if err != syscall.EINTR {
+			break
 		}
-	})
+	}
 	switch {
-	case cerr != nil:
-		return 0, cerr
 	case err == syscall.EAGAIN:
 		return 0, nil
 	case err != nil:
@@ -81,6 +87,7 @@ func (ic *inConn) readSome(p []byte) (n int, err error) {
 // whether it delivered any.
 func (ic *inConn) drain() (bool, error) {
 	delivered := false
+	ic.short = false
 	for {
 		progress, err := ic.step(&delivered)
 		if err != nil || !progress {
@@ -141,7 +148,11 @@ func (ic *inConn) step(delivered *bool) (bool, error) {
 		ic.w = copy(ic.buf, ic.buf[ic.r:ic.w])
 		ic.r = 0
 	}
+	if ic.short && ic.w == 0 {
+		return false, nil
+	}
 	n, err := ic.read(ic.buf[ic.w:])
+	ic.short = n < len(ic.buf)-ic.w
 	if err == io.EOF && ic.w > 0 {
 		err = io.ErrUnexpectedEOF
 	}
@@ -172,7 +183,8 @@ func (ic *inConn) deliver(f *transport.Frame) error {
 // reader would make, and Go's edge-triggered readiness is never missed.
 func (ic *inConn) loop() {
 	var err error
-	rerr := ic.rc.Read(func(uintptr) bool {
+	rerr := ic.rc.Read(func(fd uintptr) bool {
+		ic.fd = int(fd)
 		if _, err = ic.drain(); err != nil {
 			ic.fail(err)
 			return true

@@ -1,13 +1,20 @@
 // Package tcp is the transport between processes on different hosts (and,
 // when forced with GOMPI_TRANSPORT=tcp, on one host). Each process listens
 // on one socket; the first frame from process A to process B opens a
-// connection A->B that carries all of A's frames to B from then on, so the
-// order of frames between any two ranks is the order of the byte stream.
+// connection between them, which then carries A's frames to B and, once B
+// has it, B's frames to A. One connection per pair, as MPICH keeps, lets an
+// answer carry the TCP acknowledgement of the message it answers: with a
+// connection per direction every message also cost a bare ACK segment
+// (measured: 0.6 us a round trip on loopback). Should A and B dial each
+// other at the same moment, each sends on the connection it opened and
+// reads both. Either way all of A's frames to B travel on one connection,
+// so the order of frames between any two ranks is the order of its byte
+// stream.
 //
 // A connection starts with a handshake carrying the job's token: nothing
 // outside the job can inject or read messages. Then it carries frames: the
 // encoded header (transport.EncodeHeader) followed by the payload. A
-// goroutine per incoming connection delivers its frames to the destination
+// goroutine per connection delivers its frames to the destination
 // rank's inbox (reader.go). A connection that breaks or carries a malformed
 // frame is reported through Config.OnError, which fails the job: never a
 // hang.
@@ -74,8 +81,8 @@ type Transport struct {
 type outConn struct {
 	mu  sync.Mutex
 	c   net.Conn
-	err error // sticky: once a connection broke, sends fail fast
-	hdr [transport.HeaderSize]byte
+	err error        // sticky: once a connection broke, sends fail fast
+	w   *frameWriter // made on first use: 4 KiB per peer actually written to
 }
 
 // Listen opens the listening socket. Call SetPeers once every process's
@@ -132,11 +139,22 @@ func (t *Transport) Send(f *transport.Frame) error {
 	o := &t.out[p]
 	o.mu.Lock()
 	if o.c == nil && o.err == nil {
-		o.c, o.err = t.dial(p)
+		var c net.Conn
+		if c, o.err = t.dial(p); o.err == nil {
+			o.c = c
+			if !t.track(c) {
+				o.err = net.ErrClosed
+			} else {
+				go t.receive(c, p)
+			}
+		}
 	}
 	err := o.err
 	if err == nil {
-		if err = writeFrame(o.c, o.hdr[:], f); err != nil {
+		if o.w == nil {
+			o.w = new(frameWriter)
+		}
+		if err = o.w.writeFrame(o.c, f); err != nil {
 			o.err = err
 		}
 	}
@@ -187,16 +205,24 @@ func (t *Transport) accept() {
 		if err != nil {
 			return
 		}
-		t.mu.Lock()
-		if t.closing.Load() {
-			t.mu.Unlock()
-			c.Close()
+		if !t.track(c) {
 			return
 		}
-		t.in[c] = true
-		t.mu.Unlock()
 		go t.serve(c)
 	}
+}
+
+// track records c so that Close closes it, or closes it at once and
+// reports false when the transport is already closing.
+func (t *Transport) track(c net.Conn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing.Load() {
+		c.Close()
+		return false
+	}
+	t.in[c] = true
+	return true
 }
 
 // handshake authenticates an incoming connection and returns the peer's
@@ -235,28 +261,45 @@ func (t *Transport) handshake(c net.Conn) (int, error) {
 	return p, err
 }
 
-// serve authenticates c and delivers its frames until it ends.
+// serve authenticates an incoming connection, adopts it for sending to its
+// process unless a connection to that process exists already, and delivers
+// its frames until it ends.
 func (t *Transport) serve(c net.Conn) {
-	defer func() {
-		t.mu.Lock()
-		delete(t.in, c)
-		t.mu.Unlock()
-		c.Close()
-	}()
 	p, err := t.handshake(c)
 	if err != nil {
 		t.rejected.Add(1)
+		t.untrack(c)
 		return
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
+	o := &t.out[p]
+	o.mu.Lock()
+	if o.c == nil && o.err == nil {
+		o.c = c
+	}
+	o.mu.Unlock()
+	t.receive(c, p)
+}
+
+// receive delivers the frames arriving on c from process p until the
+// connection ends, then closes it.
+func (t *Transport) receive(c net.Conn, p int) {
+	defer t.untrack(c)
 	ic, err := newInConn(t, c, p)
 	if err != nil {
 		t.rejected.Add(1)
 		return
 	}
 	ic.loop()
+}
+
+func (t *Transport) untrack(c net.Conn) {
+	t.mu.Lock()
+	delete(t.in, c)
+	t.mu.Unlock()
+	c.Close()
 }
 
 // Close stops listening and closes every connection.

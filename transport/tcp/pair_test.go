@@ -1,0 +1,83 @@
+package tcp
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// conns counts the connections a transport has open.
+func conns(t *Transport) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.in)
+}
+
+func sendTagged(t *testing.T, tr *Transport, src, dst, tag int) {
+	t.Helper()
+	f := transport.NewFrame()
+	f.Header = transport.Header{Kind: transport.Data, Src: int32(src), Dst: int32(dst), Tag: int32(tag), Size: 8}
+	f.CopyPayload([]byte{byte(tag), 1, 2, 3, 4, 5, 6, 7})
+	if err := tr.Send(f); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestAnswerTravelsOnTheSameConnection: once process 0 has dialed process
+// 1, 1's answers go back on that connection instead of a second one, so
+// they carry the TCP acknowledgements.
+func TestAnswerTravelsOnTheSameConnection(t *testing.T) {
+	a, b, ib := pair(t, make(chan error, 1))
+	for i := 0; i < 5; i++ {
+		sendTagged(t, a, 0, 1, i)
+		if f := next(t, ib[1]); int(f.Tag) != i {
+			t.Fatalf("rank 1 got tag %d, want %d", f.Tag, i)
+		}
+		sendTagged(t, b, 1, 0, i)
+		if f := next(t, ib[0]); int(f.Tag) != i {
+			t.Fatalf("rank 0 got tag %d, want %d", f.Tag, i)
+		}
+	}
+	if na, nb := conns(a), conns(b); na != 1 || nb != 1 {
+		t.Fatalf("connections: process 0 has %d, process 1 has %d; want one each", na, nb)
+	}
+}
+
+// TestSimultaneousDialsKeepOrder: when both processes open a connection to
+// each other at once, each keeps sending on one connection, so every
+// stream of frames arrives complete and in order.
+func TestSimultaneousDialsKeepOrder(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		a, b, ib := pair(t, make(chan error, 1))
+		const n = 200
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				sendTagged(t, a, 0, 2, i)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				sendTagged(t, b, 2, 0, i)
+			}
+		}()
+		wg.Wait()
+		for i := 0; i < n; i++ {
+			if f := next(t, ib[2]); int(f.Tag) != i || f.Payload[0] != byte(i) {
+				t.Fatalf("round %d: rank 2 got tag %d, want %d", round, f.Tag, i)
+			}
+			if f := next(t, ib[0]); int(f.Tag) != i || f.Payload[0] != byte(i) {
+				t.Fatalf("round %d: rank 0 got tag %d, want %d", round, f.Tag, i)
+			}
+		}
+		if na, nb := conns(a), conns(b); na > 2 || nb > 2 || na != nb {
+			t.Fatalf("round %d: %d and %d connections", round, na, nb)
+		}
+		a.Close()
+		b.Close()
+	}
+}
