@@ -76,6 +76,8 @@ type Transport struct {
 
 	rejected  atomic.Int64
 	malformed atomic.Int64
+
+	watch atomic.Int32 // epoll instance watching every connection, for Pending (pending.go); -1 if none
 }
 
 type outConn struct {
@@ -99,6 +101,7 @@ func Listen(cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("tcp: listen: %w", err)
 	}
 	t := &Transport{cfg: cfg, ln: ln, ready: make(chan struct{}), in: map[net.Conn]bool{}}
+	t.watch.Store(newWatch())
 	go t.accept()
 	return t, nil
 }
@@ -320,5 +323,6 @@ func (t *Transport) Close() error {
 		o.err = net.ErrClosed
 		o.mu.Unlock()
 	}
+	t.closeWatch()
 	return err
 }
