@@ -174,6 +174,14 @@ func (ib *Inbox) Park(ready func() bool) {
 	ib.sleep(ready)
 }
 
+// Spins reports whether Park spins before it sleeps (SetSpin). Sources
+// that spin on their own before the owner sleeps (SleepWatcher) follow it.
+func (ib *Inbox) Spins() bool { return ib.spin > 0 }
+
+// HandoffPending reports whether a Handoff source has frames waiting for
+// its goroutine: a source spinning on the owner's behalf stops then.
+func (ib *Inbox) HandoffPending() bool { return ib.handoffPending() }
+
 func (ib *Inbox) handoffPending() bool {
 	for _, h := range ib.handoffs {
 		if h.Pending() {

@@ -65,7 +65,7 @@ const spinYieldEvery = 4096
 
 // Sleeping implements transport.SleepWatcher.
 func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
-	if asleep && t.spinFor > 0 {
+	if asleep && t.spinFor > 0 && ib.Spins() {
 		t.spinPoll(ib)
 	}
 	t.life.RLock()
@@ -86,13 +86,17 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 	}
 }
 
-// spinPoll polls until ib gets a frame or a Kick (Asleep turns false) or the
-// spin time is up.
+// spinPoll polls until ib gets a frame or a Kick (Asleep turns false), the
+// spin time is up, or bytes wait for one of the process's TCP connection
+// goroutines (transport.Handoff), which need the processor this spin holds.
 func (t *Transport) spinPoll(ib *transport.Inbox) {
 	start := time.Now()
 	for i := 1; ; i++ {
 		t.drain(ib, false)
 		if sleeping, _ := ib.Asleep(); !sleeping {
+			return
+		}
+		if i%32 == 0 && ib.HandoffPending() {
 			return
 		}
 		if i%256 == 0 && time.Since(start) > t.spinFor {
