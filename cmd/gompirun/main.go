@@ -74,16 +74,10 @@ func parse(args []string) (*options, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	npSet := false
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "cpu-scale":
-			o.cpuScaleSet = true
-		case "np", "n":
-			npSet = true
-		}
-	})
-	if err := parseHosts(o, *hostList, *hostfile, npSet); err != nil {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o.cpuScaleSet = set["cpu-scale"]
+	if err := parseHosts(o, *hostList, *hostfile, set); err != nil {
 		return nil, err
 	}
 	if fs.NArg() == 0 {
@@ -120,9 +114,11 @@ func parse(args []string) (*options, error) {
 
 // parseHosts reads -hosts or -hostfile into o. Without -np, the job has
 // one process per slot (as Open MPI does).
-func parseHosts(o *options, list, file string, npSet bool) error {
+func parseHosts(o *options, list, file string, set map[string]bool) error {
 	var err error
 	switch {
+	case list == "" && file == "" && (set["launcher"] || set["iface"]):
+		return errors.New("-launcher and -iface need -hosts or -hostfile")
 	case list != "" && file != "":
 		return errors.New("-hosts and -hostfile both given: use one")
 	case list != "":
@@ -138,7 +134,7 @@ func parseHosts(o *options, list, file string, npSet bool) error {
 	if strings.TrimSpace(o.launcher) == "" {
 		return errors.New("-launcher: empty; want ssh, fork or a command prefix")
 	}
-	if !npSet {
+	if !set["np"] && !set["n"] {
 		o.np = launch.TotalSlots(o.hosts)
 	}
 	if o.np >= 1 {

@@ -14,15 +14,15 @@ import (
 
 // Environment variables set by gompirun for every process of a job.
 const (
-	EnvJob      = "GOMPI_JOB"      // job id: unique per gompirun run
-	EnvToken    = "GOMPI_TOKEN"    // per-job secret (hex) authenticating the exchange and the transports
+	EnvJob   = "GOMPI_JOB"   // job id: unique per gompirun run
+	EnvToken = "GOMPI_TOKEN" // per-job secret (hex) authenticating the exchange and the transports
 	// EnvExchange is where the exchange is served: a unix socket path
 	// ("unix:PATH" or a plain path), or "tcp:HOST:PORT" in jobs spanning
 	// hosts.
 	EnvExchange = "GOMPI_EXCHANGE"
-	EnvSize     = "GOMPI_SIZE"     // world size (ranks)
-	EnvProcs    = "GOMPI_NPROCS"   // number of processes
-	EnvProc     = "GOMPI_PROC"     // this process's index, 0 .. NPROCS-1
+	EnvSize     = "GOMPI_SIZE"   // world size (ranks)
+	EnvProcs    = "GOMPI_NPROCS" // number of processes
+	EnvProc     = "GOMPI_PROC"   // this process's index, 0 .. NPROCS-1
 	EnvRankBase = "GOMPI_RANK_BASE"
 	EnvNRanks   = "GOMPI_NRANKS" // ranks hosted here: RANK_BASE .. RANK_BASE+NRANKS-1
 

@@ -52,6 +52,8 @@ func parseHostSlots(f string) (Host, error) {
 		if slots == "" {
 			return Host{}, fmt.Errorf("%q: no slot count after ':'", f)
 		}
+	} else if strings.Contains(f, ":") && net.ParseIP(f) == nil {
+		return Host{}, fmt.Errorf("%q: want host or host:slots ([address]:slots for IPv6)", f)
 	}
 	return newHost(name, slots, f)
 }
@@ -102,7 +104,11 @@ func parseHostfile(r io.Reader, name string) ([]Host, error) {
 		case len(fields) == 1:
 			h, err = parseHostSlots(fields[0])
 		case len(fields) == 2 && strings.HasPrefix(fields[1], "slots="):
-			h, err = newHost(fields[0], strings.TrimPrefix(fields[1], "slots="), text)
+			n := strings.TrimPrefix(fields[1], "slots=")
+			if n == "" {
+				n = "none" // "slots=" alone is a mistake, not the default
+			}
+			h, err = newHost(fields[0], n, strings.TrimSpace(text))
 		default:
 			err = fmt.Errorf("%q: want host, host:N or host slots=N", strings.TrimSpace(text))
 		}
