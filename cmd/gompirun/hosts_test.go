@@ -89,6 +89,19 @@ func TestHostfile(t *testing.T) {
 	os.WriteFile(f, []byte("# two labelled hosts\nnode-a slots=2\n\n  node-b:1   # the second\n"), 0o644)
 	// Without -np: one process per slot.
 	wantRing(t, gorun(t, nil, fork("-hostfile", f, jobProg)...), 3)
+	// The proxies reach gompirun at the interface named.
+	wantRing(t, gorun(t, nil, fork("-hostfile", f, "-iface", "lo", jobProg)...), 3)
+}
+
+// A proxy that cannot reach gompirun's exchange says so, and the job ends.
+func TestHostsExchangeUnreachable(t *testing.T) {
+	// 192.0.2.0/24 is reserved for documentation: nothing answers there
+	// (a dropped connection attempt costs the probe's 2 s at most).
+	r := gorun(t, nil, fork("-hosts", "a,b", "-iface", "192.0.2.77", jobProg)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "cannot reach gompirun at any of [192.0.2.77]") ||
+		strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 func TestHostsStdinReachesRemoteRankZero(t *testing.T) {

@@ -80,7 +80,7 @@ func exchangeAddrs(iface string) ([]string, error) {
 			return nil, fmt.Errorf("-iface %s: %v", iface, err)
 		}
 		addrs, _ := ifc.Addrs()
-		list := ipsOf(addrs)
+		list := ipsOf(addrs, true)
 		if len(list) == 0 {
 			return nil, fmt.Errorf("-iface %s: the interface has no usable address", iface)
 		}
@@ -98,15 +98,16 @@ func exchangeAddrs(iface string) ([]string, error) {
 		addrs, _ := ifc.Addrs()
 		all = append(all, addrs...)
 	}
-	return append(ipsOf(all), "127.0.0.1"), nil
+	return append(ipsOf(all, false), "127.0.0.1"), nil
 }
 
-// ipsOf keeps the global unicast IPs of addrs, IPv4 before IPv6.
-func ipsOf(addrs []net.Addr) []string {
+// ipsOf keeps the global unicast IPs of addrs (and loopback ones if
+// asked: an interface named in -iface), IPv4 before IPv6.
+func ipsOf(addrs []net.Addr, loopback bool) []string {
 	var v4, v6 []string
 	for _, a := range addrs {
 		n, ok := a.(*net.IPNet)
-		if !ok || !n.IP.IsGlobalUnicast() {
+		if !ok || !(n.IP.IsGlobalUnicast() || loopback && n.IP.IsLoopback()) {
 			continue
 		}
 		if n.IP.To4() != nil {
@@ -222,6 +223,9 @@ func (px *proxy) read(r io.ReadCloser, out *lineWriter, prefixes []string, exits
 	case <-px.ready:
 	default:
 		px.readyErr = fmt.Errorf("lost contact with host %s: %s", px.host, reason)
+		if proxyErr != "" {
+			px.readyErr = errors.New(proxyErr) // it says which host and why
+		}
 		close(px.ready)
 	}
 	for _, p := range px.procs {
