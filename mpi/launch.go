@@ -119,10 +119,11 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		defer tr.Close()
 		me.tcpAddr = publicAddr(tr.Addr(), client.LocalIP(), host)
 	}
-	// Shared memory assumes gompirun's placement: every process on this
-	// host (it launches only here). The segment must exist before the init
-	// barrier, when peers may start writing into it. Where it cannot be
-	// opened, the process says so and its peers reach it over TCP.
+	// Every process opens its segment; peers use it only when they
+	// published the same host name (GOMPI_HOST in jobs spanning hosts). The
+	// segment must exist before the init barrier, when peers may start
+	// writing into it. Where it cannot be opened, the process says so and
+	// its peers reach it over TCP.
 	var sh *shm.Transport
 	if env.Procs > 1 && force != "tcp" {
 		sh, err = shm.Open(shm.Config{JobID: env.Job, LocalProc: env.Proc, NLocal: env.Procs,

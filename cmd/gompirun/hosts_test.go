@@ -236,3 +236,54 @@ func parentOf(t *testing.T, pid int) int {
 	}
 	return ppid
 }
+
+// Signals reach the processes on other hosts through their proxies, and
+// -timeout ends them too.
+func TestHostsInterruptAndTimeout(t *testing.T) {
+	began := time.Now()
+	cmd, out, errb := start(t, nil, "-np", "3", "-hosts", "a,b:2", "-launcher", "fork", jobProg, "-mode", "hang")
+	pids := waitPids(t, out, 3)
+	cmd.Process.Signal(syscall.SIGINT)
+	r := finish(t, cmd, out, errb, began)
+	if r.code != 130 || r.stderr != "gompirun: received interrupt; stopping the job\n" {
+		t.Fatalf("exit %d, stderr %q; want 130 and the signal named", r.code, r.stderr)
+	}
+	noneLeft(t, pids)
+
+	r = gorun(t, nil, "-np", "3", "-hosts", "a,b:2", "-launcher", "fork", "-timeout", "1s", jobProg, "-mode", "hang")
+	if r.code != 124 || r.stderr != "gompirun: job timed out after 1s\n" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	noneLeft(t, pidsOf(r.stdout))
+}
+
+// TestHostsDefaultLauncherIsSsh runs the default launcher against a stand-in
+// ssh that, like the real one, joins its command words into one line for
+// the remote shell: the proxy's path, with a space and a quote in it
+// (GOMPIRUN_PROXY), must survive the trip.
+func TestHostsDefaultLauncherIsSsh(t *testing.T) {
+	dir := t.TempDir()
+	fake := "#!/bin/sh\n" +
+		"while [ $# -gt 0 ]; do case \"$1\" in -o) shift 2;; -*) shift;; *) break;; esac; done\n" +
+		"echo \"$1\" >> \"$FAKE_SSH_LOG\"; shift\n" +
+		"exec sh -c \"$*\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "ssh"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(dir, "a b'c")
+	os.Mkdir(odd, 0o755)
+	self, err := os.ReadFile(gompirun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(odd, "gompirun"), self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logf := filepath.Join(dir, "log")
+	env := []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "FAKE_SSH_LOG=" + logf,
+		EnvProxyExe + "=" + filepath.Join(odd, "gompirun")}
+	wantRing(t, gorun(t, env, "-np", "3", "-hosts", "node-a,node-b:2", "-timeout", "20s", jobProg), 3)
+	if b, _ := os.ReadFile(logf); string(b) != "node-a\nnode-b\n" && string(b) != "node-b\nnode-a\n" {
+		t.Fatalf("ssh was run for %q, want node-a and node-b once each", b)
+	}
+}
