@@ -310,7 +310,7 @@ func (j *job) startProxies(o *options, ex *launch.Server, jobID, token, exe stri
 		if err := px.prepare(o.launcher, out); err != nil {
 			return "", err
 		}
-		spec := &proxySpec{Host: px.host, Token: token, Addrs: addrs, Port: port, Dir: wd, Env: env}
+		spec := &proxySpec{Job: jobID, Host: px.host, Token: token, Addrs: addrs, Port: port, Dir: wd, Env: env}
 		for _, p := range px.procs {
 			pe := launch.Env{Job: jobID, Token: token, Size: o.ranks, Procs: o.np, Proc: p.idx, RankBase: p.base, NRanks: p.n}
 			vars := pe.Vars()

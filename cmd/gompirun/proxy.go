@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -54,6 +55,7 @@ func runProxy(in io.Reader, out io.Writer) int {
 			downs <- m
 		}
 	}()
+	defer px.removeSegments()
 	for {
 		select {
 		case m, ok := <-downs:
@@ -65,6 +67,19 @@ func runProxy(in io.Reader, out io.Writer) int {
 		case <-px.done:
 			return 0
 		}
+	}
+}
+
+// removeSegments deletes the shared-memory segments of this host's
+// processes that a killed process could not remove itself (gompirun does
+// the same on its own host; transport/shm names them by job and process).
+// Only this proxy's own: with -launcher fork other "hosts" share /dev/shm.
+func (px *proxyRun) removeSegments() {
+	if px.spec.Job == "" || strings.ContainsAny(px.spec.Job, "/\x00") {
+		return
+	}
+	for _, p := range px.spec.Procs {
+		os.Remove(fmt.Sprintf("/dev/shm/gompi-%s-%d.shm", px.spec.Job, p.Idx))
 	}
 }
 

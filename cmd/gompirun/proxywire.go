@@ -41,6 +41,7 @@ type downMsg struct {
 
 // proxySpec is everything a proxy needs to start its part of the job.
 type proxySpec struct {
+	Job   string   `msgpack:"job"`   // the job id (names its shared-memory segments)
 	Host  string   `msgpack:"host"`  // this host's name in the host list (GOMPI_HOST)
 	Token string   `msgpack:"token"` // the job's token, to probe the exchange
 	Addrs []string `msgpack:"addrs"` // gompirun's candidate IPs, in order of preference
