@@ -161,7 +161,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 		tr.SetPeers(peers)
 	}
-	tcpPeers := false
+	tcpPeers, shmPeers := false, false
 	for p, info := range procs {
 		var route transport.Transport = tr
 		switch {
@@ -169,6 +169,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			route = local
 		case me.shm && info.shm && info.host == me.host:
 			route = sh
+			shmPeers = true
 		case force == "shm":
 			return fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
 		default:
@@ -179,13 +180,27 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 	}
 	// More ranks on this host than cores: a spinning rank would only hold
-	// a core its peer needs (every process of a job runs on this host).
-	oversubscribed := env.Size > runtime.NumCPU()
-	if err := setSpin(tcpPeers, oversubscribed); err != nil {
+	// a core its peer needs.
+	hostRanks, hostProcs := 0, 0
+	for p, info := range procs {
+		if info.host == me.host {
+			hostRanks += bases[p+1] - bases[p]
+			hostProcs++
+		}
+	}
+	oversubscribed := hostRanks > runtime.NumCPU()
+	spin, err := spinFor(tcpPeers, shmPeers, oversubscribed)
+	if err != nil {
 		return err
 	}
+	for _, ib := range inboxes {
+		ib.SetSpin(spin)
+		if tcpPeers && spin > 0 {
+			ib.AddHandoff(tr)
+		}
+	}
 	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
-		shareCPUs(env.Procs)
+		shareCPUs(hostProcs)
 	}
 	w.out = table
 	for _, r := range w.ranks {
@@ -233,33 +248,40 @@ func exitJob(w *world, client *launch.Client, code int) {
 }
 
 // SpinEnv overrides how many times a waiting rank re-checks for work before
-// it sleeps (transport.SpinIters).
+// it sleeps (transport.Inbox.SetSpin).
 const SpinEnv = "GOMPI_SPIN"
 
-// setSpin chooses how long waiting ranks spin. Frames from TCP peers arrive
-// through Go's network poller and the connections' goroutines, which a
-// spinning rank starves of a processor, and a spin costs the peer its core
-// when cores are shared: a TCP job sleeps at once (measured: 8-byte latency
-// 6-10 us sleeping, 30 us spinning, two processes on a loaded 2-core host).
+// spinFor chooses how long waiting ranks spin.
+//   - Only TCP peers: sleep at once. Their frames arrive through Go's
+//     network poller and the connections' goroutines, and a rank woken by
+//     that goroutine on the same processor answers soonest (measured,
+//     8-byte latency 6-10 us sleeping, 30 us spinning, two processes on a
+//     loaded 2-core host).
+//   - More ranks on this host than cores: sleep at once; a spin would hold
+//     a core a peer needs.
+//   - Otherwise spin (shared memory answers in a fraction of a
+//     microsecond), also beside TCP peers: the inboxes then check the TCP
+//     connections while spinning (transport.Handoff) and sleep as soon as
+//     bytes wait, so the connection goroutines get the processor.
+//
 // GOMPI_SPIN overrides the choice.
-func setSpin(tcpPeers, oversubscribed bool) error {
+func spinFor(tcpPeers, shmPeers, oversubscribed bool) (int, error) {
 	if v := os.Getenv(SpinEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return fmt.Errorf("%s=%q: want a non-negative count", SpinEnv, v)
+			return 0, fmt.Errorf("%s=%q: want a non-negative count", SpinEnv, v)
 		}
-		transport.SpinIters = n
-		return nil
+		return n, nil
 	}
-	if tcpPeers || oversubscribed {
-		transport.SpinIters = 0
+	if oversubscribed || (tcpPeers && !shmPeers) {
+		return 0, nil
 	}
-	return nil
+	return transport.SpinIters, nil
 }
 
 // shareCPUs gives this process an equal share of the host's CPUs (one of
-// procs processes), as MPI launchers bind one rank per core. For TCP it
-// also keeps a rank woken by the connection's reader goroutine on that
+// the procs processes on this host), as MPI launchers bind one rank per
+// core. For TCP it also keeps a rank woken by the connection's reader goroutine on that
 // goroutine's processor instead of waking another thread: measured 8-byte
 // TCP latency 6 us instead of 11-14 us, two processes on two cores. Not
 // for shared memory, whose polling ranks and waiter need processors of

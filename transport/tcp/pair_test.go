@@ -1,10 +1,12 @@
 package tcp
 
 import (
+	"net"
 	"sync"
 	"testing"
 
 	"github.com/gompi/gompi/transport"
+	"golang.org/x/sys/unix"
 )
 
 // conns counts the connections a transport has open.
@@ -79,5 +81,37 @@ func TestSimultaneousDialsKeepOrder(t *testing.T) {
 		}
 		a.Close()
 		b.Close()
+	}
+}
+
+// TestPendingSeesUnreadBytes: Pending reports bytes waiting on a watched
+// connection until they are read.
+func TestPendingSeesUnreadBytes(t *testing.T) {
+	tr := &Transport{in: map[net.Conn]bool{}}
+	tr.watch.Store(newWatch())
+	defer tr.closeWatch()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	tr.watchConn(fds[0])
+	if tr.Pending() {
+		t.Fatal("pending before anything was written")
+	}
+	unix.Write(fds[1], []byte("frame"))
+	if !tr.Pending() {
+		t.Fatal("written bytes not pending")
+	}
+	var buf [8]byte
+	unix.Read(fds[0], buf[:])
+	if tr.Pending() {
+		t.Fatal("still pending after the bytes were read")
+	}
+	tr.closeWatch()
+	unix.Write(fds[1], []byte("more"))
+	if tr.Pending() {
+		t.Fatal("pending after the watch was closed")
 	}
 }

@@ -58,6 +58,7 @@ func newInConn(t *Transport, c net.Conn, proc int) (*inConn, error) {
 	}
 	ic := &inConn{t: t, c: c, rc: rc, proc: proc, peer: t.peers[proc], buf: make([]byte, 256<<10)}
 	ic.read = ic.readSome
+	rc.Control(func(fd uintptr) { t.watchConn(int(fd)) })
 	return ic, nil
 }
 

@@ -76,13 +76,31 @@ type Transport struct {
 
 	rejected  atomic.Int64
 	malformed atomic.Int64
+
+	watch atomic.Int32 // epoll instance watching every connection, for Pending (pending.go); -1 if none
 }
 
+// outConn is where frames to one process go. Its connection, once set,
+// never changes, and is closed only under mu (closeOut): the writer writes
+// to the descriptor directly, which must not be closed, or reused, under
+// it.
 type outConn struct {
 	mu  sync.Mutex
 	c   net.Conn
 	err error        // sticky: once a connection broke, sends fail fast
 	w   *frameWriter // made on first use: 4 KiB per peer actually written to
+}
+
+// closeOut closes c, which connects to process p, and fails further sends
+// to p if c is their connection.
+func (t *Transport) closeOut(c net.Conn, p int) {
+	o := &t.out[p]
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.c == c && o.err == nil {
+		o.err = net.ErrClosed
+	}
+	c.Close()
 }
 
 // Listen opens the listening socket. Call SetPeers once every process's
@@ -99,6 +117,7 @@ func Listen(cfg Config) (*Transport, error) {
 		return nil, fmt.Errorf("tcp: listen: %w", err)
 	}
 	t := &Transport{cfg: cfg, ln: ln, ready: make(chan struct{}), in: map[net.Conn]bool{}}
+	t.watch.Store(newWatch())
 	go t.accept()
 	return t, nil
 }
@@ -152,7 +171,7 @@ func (t *Transport) Send(f *transport.Frame) error {
 	err := o.err
 	if err == nil {
 		if o.w == nil {
-			o.w = new(frameWriter)
+			o.w = newFrameWriter(o.c)
 		}
 		if err = o.w.writeFrame(o.c, f); err != nil {
 			o.err = err
@@ -286,7 +305,10 @@ func (t *Transport) serve(c net.Conn) {
 // receive delivers the frames arriving on c from process p until the
 // connection ends, then closes it.
 func (t *Transport) receive(c net.Conn, p int) {
-	defer t.untrack(c)
+	defer func() {
+		t.closeOut(c, p)
+		t.untrack(c)
+	}()
 	ic, err := newInConn(t, c, p)
 	if err != nil {
 		t.rejected.Add(1)
@@ -306,11 +328,7 @@ func (t *Transport) untrack(c net.Conn) {
 func (t *Transport) Close() error {
 	t.closing.Store(true)
 	err := t.ln.Close()
-	t.mu.Lock()
-	for c := range t.in {
-		c.Close()
-	}
-	t.mu.Unlock()
+	// Sending connections first, each under its lock (see outConn).
 	for i := range t.out {
 		o := &t.out[i]
 		o.mu.Lock()
@@ -320,5 +338,11 @@ func (t *Transport) Close() error {
 		o.err = net.ErrClosed
 		o.mu.Unlock()
 	}
+	t.mu.Lock()
+	for c := range t.in {
+		c.Close()
+	}
+	t.mu.Unlock()
+	t.closeWatch()
 	return err
 }
