@@ -84,6 +84,24 @@ func TestHostsLocalAndForked(t *testing.T) {
 	}
 }
 
+// TestHostIdentity checks what GOMPI_HOST and GOMPI_HOST_NPROCS tell the
+// processes: the host's name from the list, all of this machine's processes
+// under one name whatever the list called it, and shared memory only where
+// a host has more than one process.
+func TestHostIdentity(t *testing.T) {
+	r := gorun(t, nil, fork("-np", "5", "-hosts", "a,localhost,b:2,127.0.0.1", jobProg, "-mode", "where")...)
+	wantRing(t, r, 5)
+	want := map[string]string{"0": "a false", "1": "localhost true", "2": "b true", "3": "b true", "4": "localhost true"}
+	line := regexp.MustCompile(`(?m)^where rank (\d) host (\S+) netns \S+ shm (\w+) `)
+	got := map[string]string{}
+	for _, m := range line.FindAllStringSubmatch(r.stdout, -1) {
+		got[m[1]] = m[2] + " " + m[3]
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("rank: host, shm = %v, want %v; output:\n%s", got, want, r.stdout)
+	}
+}
+
 func TestHostfile(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "hosts")
 	os.WriteFile(f, []byte("# two labelled hosts\nnode-a slots=2\n\n  node-b:1   # the second\n"), 0o644)

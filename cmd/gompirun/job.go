@@ -27,6 +27,7 @@ const killGrace = 500 * time.Millisecond
 type proc struct {
 	idx, base, n int
 	host         string    // its host's name in the host list; "" without one
+	hostVars     []string  // GOMPI_HOST and GOMPI_HOST_NPROCS, with a host list
 	cmd          *exec.Cmd // a process of this host
 	px           *proxy    // or one a proxy runs on another host
 	pidv         atomic.Int64
@@ -146,9 +147,7 @@ func run(o *options, exe string) int {
 			Procs: o.np, Proc: p.idx, RankBase: p.base, NRanks: p.n}
 		p.cmd = exec.Command(exe, o.args...)
 		p.cmd.Env = append(os.Environ(), env.Vars()...)
-		if p.host != "" {
-			p.cmd.Env = append(p.cmd.Env, launch.EnvHost+"="+p.host)
-		}
+		p.cmd.Env = append(p.cmd.Env, p.hostVars...)
 		if o.virt != nil {
 			p.cmd.Env = append(p.cmd.Env, o.virt.env()...)
 		}
@@ -287,7 +286,32 @@ func newJob(o *options) (*job, []string) {
 		}
 		j.procs[i] = p
 	}
+	if o.hostOf != nil {
+		j.setHostVars()
+	}
 	return j, prefixes
+}
+
+// setHostVars tells each process its host's identity: the name from the
+// list (for this machine, whatever it was called, the first such name, so
+// that all its processes share memory) and how many processes run there.
+func (j *job) setHostVars() {
+	here := ""
+	ids := make([]string, len(j.procs))
+	count := map[string]int{}
+	for i, p := range j.procs {
+		ids[i] = p.host
+		if p.px == nil {
+			if here == "" {
+				here = p.host
+			}
+			ids[i] = here
+		}
+		count[ids[i]]++
+	}
+	for i, p := range j.procs {
+		p.hostVars = []string{launch.EnvHost + "=" + ids[i], launch.EnvHostProcs + "=" + strconv.Itoa(count[ids[i]])}
+	}
 }
 
 // startProxies serves the exchange over TCP, starts one proxy per other
@@ -313,7 +337,7 @@ func (j *job) startProxies(o *options, ex *launch.Server, jobID, token, exe stri
 		spec := &proxySpec{Job: jobID, Host: px.host, Token: token, Addrs: addrs, Port: port, Dir: wd, Env: env}
 		for _, p := range px.procs {
 			pe := launch.Env{Job: jobID, Token: token, Size: o.ranks, Procs: o.np, Proc: p.idx, RankBase: p.base, NRanks: p.n}
-			vars := pe.Vars()
+			vars := append(pe.Vars(), p.hostVars...)
 			if o.virt != nil {
 				vars = append(vars, o.virt.env()...)
 			}

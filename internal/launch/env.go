@@ -36,6 +36,9 @@ const (
 	// it overrides os.Hostname() when processes decide who shares a host
 	// (shared memory) and who is reached over TCP.
 	EnvHost = "GOMPI_HOST"
+	// EnvHostProcs is how many processes of the job run on the process's
+	// host (set with EnvHost): one alone needs no shared memory.
+	EnvHostProcs = "GOMPI_HOST_NPROCS"
 )
 
 // Env is a process's part of a job, as read from the environment.

@@ -130,7 +130,10 @@ func where(c *mpi.Comm) error {
 		peers = append(peers, hexIPv4(f[2]))
 	}
 	sort.Strings(peers)
-	fmt.Printf("where rank %d host %s netns %s tcp-peers %s\n", c.Rank(), os.Getenv("GOMPI_HOST"), ns, strings.Join(peers, ","))
+	// Whether this process opened a shared-memory segment (transport/shm
+	// names it by job and process).
+	_, err = os.Stat(fmt.Sprintf("/dev/shm/gompi-%s-%s.shm", os.Getenv("GOMPI_JOB"), os.Getenv("GOMPI_PROC")))
+	fmt.Printf("where rank %d host %s netns %s shm %v tcp-peers %s\n", c.Rank(), os.Getenv("GOMPI_HOST"), ns, err == nil, strings.Join(peers, ","))
 	return nil
 }
 
