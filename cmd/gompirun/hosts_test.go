@@ -305,3 +305,15 @@ func TestHostsDefaultLauncherIsSsh(t *testing.T) {
 		t.Fatalf("ssh was run for %q, want node-a and node-b once each", b)
 	}
 }
+
+// A virtual-time prediction does not depend on where the processes ran.
+func TestHostsVirtual(t *testing.T) {
+	predicted := regexp.MustCompile(`predicted time .*`)
+	args := []string{"-virtual", "8", "-cpu-scale", "0", sample(t, "ring")}
+	here := gorun(t, nil, append([]string{"-np", "2", "-timeout", "20s"}, args...)...)
+	spread := gorun(t, nil, fork(append([]string{"-hosts", "a,b"}, args...)...)...)
+	p, q := predicted.FindString(here.stderr), predicted.FindString(spread.stderr)
+	if here.code != 0 || spread.code != 0 || p == "" || p != q {
+		t.Fatalf("one host: exit %d %q; two: exit %d %q\n%s", here.code, p, spread.code, q, spread.stderr)
+	}
+}
