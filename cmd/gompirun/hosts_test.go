@@ -317,3 +317,21 @@ func TestHostsVirtual(t *testing.T) {
 		t.Fatalf("one host: exit %d %q; two: exit %d %q\n%s", here.code, p, spread.code, q, spread.stderr)
 	}
 }
+
+// A launcher that never connects is bounded by -timeout, and killed.
+func TestHostsLauncherHangs(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	hang := filepath.Join(dir, "hang")
+	os.WriteFile(hang, []byte("#!/bin/sh\necho $$ > "+pidFile+"\nexec sleep 60\n"), 0o755)
+	r := gorun(t, nil, "-np", "2", "-hosts", "a,b", "-launcher", hang, "-timeout", "1s", jobProg)
+	if r.code != 124 || r.stderr != "gompirun: job timed out after 1s while starting the proxies\n" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid == 0 {
+		t.Fatalf("the launcher did not run: %v", err)
+	}
+	noneLeft(t, map[int]int{-1: pid})
+}

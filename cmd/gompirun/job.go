@@ -132,11 +132,11 @@ func run(o *options, exe string) int {
 	t0 := time.Now()
 	exchange := ex.Addr()
 	if len(j.proxies) > 0 {
-		exchange, err = j.startProxies(o, ex, jobID, token, exe, out, prefixes, sp, exits, sigs)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
+		var f *failure
+		if exchange, f = j.startProxies(o, ex, jobID, token, exe, out, prefixes, sp, exits, sigs); f != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: %s\n", f.msg)
 			j.killAll(syscall.SIGKILL)
-			return 1
+			return f.code
 		}
 	}
 	for _, p := range j.procs {
@@ -319,20 +319,21 @@ func (j *job) setHostVars() {
 // exchange address for this host's processes: the one the first proxy
 // reached, so that the address they publish is one other hosts reach.
 func (j *job) startProxies(o *options, ex *launch.Server, jobID, token, exe string, out *lineWriter,
-	prefixes []string, sp *spawner, exits chan<- exit, sigs <-chan os.Signal) (string, error) {
+	prefixes []string, sp *spawner, exits chan<- exit, sigs <-chan os.Signal) (string, *failure) {
+	fail := func(err error) (string, *failure) { return "", &failure{msg: err.Error(), code: 1} }
 	port, err := ex.ListenTCP("0.0.0.0:0")
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	addrs, err := exchangeAddrs(o.iface)
 	if err != nil {
-		return "", err
+		return fail(err)
 	}
 	wd, _ := os.Getwd()
 	env := environForRemote()
 	for _, px := range j.proxies {
 		if err := px.prepare(o.launcher, out); err != nil {
-			return "", err
+			return fail(err)
 		}
 		spec := &proxySpec{Job: jobID, Host: px.host, Token: token, Addrs: addrs, Port: port, Dir: wd, Env: env}
 		for _, p := range px.procs {
@@ -345,7 +346,7 @@ func (j *job) startProxies(o *options, ex *launch.Server, jobID, token, exe stri
 			spec.Stdin = spec.Stdin || p.idx == 0
 		}
 		if err := px.start(sp, spec, out, prefixes, exits); err != nil {
-			return "", err
+			return fail(err)
 		}
 		if spec.Stdin {
 			go px.forwardStdin()
@@ -360,12 +361,12 @@ func (j *job) startProxies(o *options, ex *launch.Server, jobID, token, exe stri
 		select {
 		case <-px.ready:
 		case sig := <-sigs:
-			return "", fmt.Errorf("received %v while starting the proxies", sig)
+			return "", &failure{msg: fmt.Sprintf("received %v while starting the proxies", sig), code: 128 + int(sig.(syscall.Signal))}
 		case <-timeout:
-			return "", fmt.Errorf("job timed out after %v while starting the proxies", o.timeout)
+			return "", &failure{msg: fmt.Sprintf("job timed out after %v while starting the proxies", o.timeout), code: 124}
 		}
 		if px.readyErr != nil {
-			return "", px.readyErr
+			return fail(px.readyErr)
 		}
 		if chosen == "" {
 			chosen = px.readyIP
