@@ -335,3 +335,16 @@ func TestHostsLauncherHangs(t *testing.T) {
 	}
 	noneLeft(t, map[int]int{-1: pid})
 }
+
+// A launcher whose remote side writes to standard output before the proxy
+// (a chatty login script) garbles the protocol: the job fails with one line
+// that says so instead of hanging.
+func TestHostsGarbledProxyOutput(t *testing.T) {
+	chatty := filepath.Join(t.TempDir(), "chatty")
+	os.WriteFile(chatty, []byte("#!/bin/sh\necho 'Welcome to '\"$1\"\nshift\nexec \"$@\"\n"), 0o755)
+	r := gorun(t, nil, "-np", "2", "-hosts", "a,b", "-launcher", chatty, "-timeout", "20s", jobProg)
+	if r.code != 1 || !strings.Contains(r.stderr, "lost contact with host a: unreadable message from its proxy") ||
+		strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

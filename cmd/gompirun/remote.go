@@ -176,15 +176,18 @@ func (px *proxy) read(r io.ReadCloser, out *lineWriter, prefixes []string, exits
 	}
 	reported := map[int]bool{}
 	var proxyErr string
+	ready := false
 	dec := msgpack.NewDecoder(bufio.NewReader(r))
+	var derr error
 	for {
 		var m upMsg
-		if err := dec.Decode(&m); err != nil {
+		if derr = dec.Decode(&m); derr != nil {
 			break
 		}
 		p := byIdx[m.Proc]
 		switch {
-		case m.Op == upReady:
+		case m.Op == upReady && !ready:
+			ready = true
 			px.readyIP = m.Addr
 			close(px.ready)
 		case m.Op == upError:
@@ -208,20 +211,21 @@ func (px *proxy) read(r io.ReadCloser, out *lineWriter, prefixes []string, exits
 			exits <- e
 		}
 	}
-	// The proxy is gone: whatever it did not report is lost with it.
-	werr := px.cmd.Wait()
-	px.gone.Store(true)
+	// The proxy is gone, or talks nonsense: whatever it did not report is
+	// lost with it.
+	garbled := !errors.Is(derr, io.EOF)
+	werr := px.wait(garbled)
 	reason := proxyErr
 	switch {
 	case reason != "":
+	case garbled:
+		reason = fmt.Sprintf("unreadable message from its proxy (does a login script write to standard output?): %v", derr)
 	case werr != nil:
 		reason = fmt.Sprintf("its launcher %s: %v", px.cmd.Args[0], werr)
 	default:
 		reason = "connection closed"
 	}
-	select {
-	case <-px.ready:
-	default:
+	if !ready {
 		px.readyErr = fmt.Errorf("lost contact with host %s: %s", px.host, reason)
 		if proxyErr != "" {
 			px.readyErr = errors.New(proxyErr) // it says which host and why
@@ -233,6 +237,25 @@ func (px *proxy) read(r io.ReadCloser, out *lineWriter, prefixes []string, exits
 			exits <- exit{p: p, err: fmt.Errorf("lost contact with host %s: %s", px.host, reason)}
 		}
 	}
+}
+
+// wait waits for the launcher to exit once its output ended, killing its
+// process group when the proxy talks nonsense or does not exit at once.
+func (px *proxy) wait(kill bool) error {
+	done := make(chan error, 1)
+	go func() { done <- px.cmd.Wait() }()
+	if !kill {
+		select {
+		case err := <-done:
+			px.gone.Store(true)
+			return err
+		case <-time.After(time.Second):
+		}
+	}
+	syscall.Kill(-px.cmd.Process.Pid, syscall.SIGKILL)
+	err := <-done
+	px.gone.Store(true)
+	return err
 }
 
 // signal forwards sig to the proxy's processes. SIGKILL also hangs up on
