@@ -3,16 +3,31 @@ package mpi
 import "testing"
 
 func TestPublicAddr(t *testing.T) {
-	cases := map[string]string{
-		"127.0.0.1:4000": "127.0.0.1:4000",
-		"0.0.0.0:4000":   "node7:4000",
-		"[::]:4000":      "node7:4000",
-		"10.1.2.3:99":    "10.1.2.3:99",
+	cases := []struct{ addr, localIP, want string }{
+		{"127.0.0.1:4000", "", "127.0.0.1:4000"},
+		{"0.0.0.0:4000", "", "node7:4000"},
+		{"[::]:4000", "", "node7:4000"},
+		{"10.1.2.3:99", "", "10.1.2.3:99"},
+		// Jobs spanning hosts: the address that reached gompirun.
+		{"0.0.0.0:4000", "10.9.0.2", "10.9.0.2:4000"},
+		{"[::]:4000", "fd00::2", "[fd00::2]:4000"},
+		{"10.1.2.3:99", "10.9.0.2", "10.1.2.3:99"},
 	}
-	for in, want := range cases {
-		if got := publicAddr(in, "node7"); got != want {
-			t.Errorf("publicAddr(%q) = %q, want %q", in, got, want)
+	for _, c := range cases {
+		if got := publicAddr(c.addr, c.localIP, "node7"); got != c.want {
+			t.Errorf("publicAddr(%q, %q) = %q, want %q", c.addr, c.localIP, got, c.want)
 		}
+	}
+}
+
+func TestHostNameFromEnv(t *testing.T) {
+	t.Setenv("GOMPI_HOST", "label-b")
+	if h := hostName(); h != "label-b" {
+		t.Fatalf("hostName() = %q under GOMPI_HOST=label-b", h)
+	}
+	t.Setenv("GOMPI_HOST", "")
+	if h := hostName(); h == "label-b" || h == "" {
+		t.Fatalf("hostName() = %q without GOMPI_HOST", h)
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -24,7 +24,11 @@ const killGrace = 500 * time.Millisecond
 // proc is one process of the job.
 type proc struct {
 	idx, base, n int
-	cmd          *exec.Cmd
+	host         string    // its host's name in the host list; "" without one
+	hostVars     []string  // GOMPI_HOST and GOMPI_HOST_NPROCS, with a host list
+	cmd          *exec.Cmd // a process of this host
+	px           *proxy    // or one a proxy runs on another host
+	pidv         atomic.Int64
 	outDone      sync.WaitGroup // stdout and stderr forwarders
 	childEnds    []*os.File     // pipe ends the child writes; closed here once it started
 	exited       bool
@@ -38,15 +42,62 @@ func (p *proc) name() string {
 	return fmt.Sprintf("ranks %d-%d", p.base, p.base+p.n-1)
 }
 
+// pid is the process's id on its host; 0 while not known.
+func (p *proc) pid() int {
+	if p.cmd != nil && p.cmd.Process != nil {
+		return p.cmd.Process.Pid
+	}
+	return int(p.pidv.Load())
+}
+
+// who names the process in failure messages: its ranks, pid and host.
+func (p *proc) who() string {
+	var in []string
+	if pid := p.pid(); pid != 0 {
+		in = append(in, fmt.Sprintf("pid %d", pid))
+	}
+	if p.host != "" {
+		in = append(in, "on host "+p.host)
+	}
+	if len(in) == 0 {
+		return p.name()
+	}
+	return p.name() + " (" + strings.Join(in, " ") + ")"
+}
+
+// exit is how a process ended: by signal, with a status, or err when it
+// could not run or its proxy was lost.
 type exit struct {
-	p   *proc
-	err error // from Wait
+	p        *proc
+	err      error
+	signaled bool
+	sig      syscall.Signal
+	code     int
+}
+
+// localExit describes the end of a process of this host (err from Wait).
+func localExit(p *proc, err error) exit {
+	st := p.cmd.ProcessState
+	if st == nil {
+		return exit{p: p, err: err}
+	}
+	ws := st.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return exit{p: p, signaled: true, sig: ws.Signal()}
+	}
+	return exit{p: p, code: ws.ExitStatus()}
 }
 
 // failure is the first reason the job ends unsuccessfully.
 type failure struct {
 	msg  string
 	code int
+}
+
+// job is a running job's processes and the proxies of other hosts.
+type job struct {
+	procs   []*proc
+	proxies []*proxy
 }
 
 // run starts the job and supervises it to the end; it returns gompirun's
@@ -58,7 +109,7 @@ func run(o *options, exe string) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	token, job := randomHex(32), randomHex(8)
+	token, jobID := randomHex(32), randomHex(8)
 	ex, err := launch.Serve(filepath.Join(dir, "exchange.sock"), token, o.np)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
@@ -72,18 +123,33 @@ func run(o *options, exe string) int {
 	defer signal.Stop(sigs)
 
 	out := &lineWriter{}
-	bases := launch.Placement(o.ranks, o.np)
-	procs := make([]*proc, o.np)
-	for i := range procs {
-		p := &proc{idx: i, base: bases[i], n: bases[i+1] - bases[i]}
-		env := launch.Env{Job: job, Token: token, Exchange: ex.Addr(), Size: o.ranks,
-			Procs: o.np, Proc: i, RankBase: p.base, NRanks: p.n}
+	exits := make(chan exit, o.np)
+	sp := newSpawner()
+	defer sp.release()
+	j, prefixes := newJob(o)
+	t0 := time.Now()
+	exchange := ex.Addr()
+	if len(j.proxies) > 0 {
+		var f *failure
+		if exchange, f = j.startProxies(o, ex, jobID, token, exe, out, prefixes, sp, exits, sigs); f != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: %s\n", f.msg)
+			j.killAll(syscall.SIGKILL)
+			return f.code
+		}
+	}
+	for _, p := range j.procs {
+		if p.px != nil {
+			continue
+		}
+		env := launch.Env{Job: jobID, Token: token, Exchange: exchange, Size: o.ranks,
+			Procs: o.np, Proc: p.idx, RankBase: p.base, NRanks: p.n}
 		p.cmd = exec.Command(exe, o.args...)
 		p.cmd.Env = append(os.Environ(), env.Vars()...)
+		p.cmd.Env = append(p.cmd.Env, p.hostVars...)
 		if o.virt != nil {
 			p.cmd.Env = append(p.cmd.Env, o.virt.env()...)
 		}
-		if i == 0 {
+		if p.idx == 0 {
 			in, err := stdinFor(p)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
@@ -91,34 +157,23 @@ func run(o *options, exe string) int {
 			}
 			p.cmd.Stdin = in
 		}
-		// Own process group: terminal signals reach gompirun only, which
-		// forwards them; and a kill of the group reaches what the rank
-		// started. Pdeathsig: if gompirun dies, even by SIGKILL, so do they.
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		prefix := ""
-		if o.tag {
-			prefix = "[" + strings.TrimPrefix(strings.TrimPrefix(p.name(), "ranks "), "rank ") + "] "
-		}
-		if err := out.attach(p, prefix); err != nil {
+		if err := out.attach(p, prefixes[p.idx]); err != nil {
 			fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
 			return 1
 		}
-		procs[i] = p
-	}
-
-	exits := make(chan exit, o.np)
-	t0 := time.Now()
-	started, release := spawn(procs, exits)
-	if err := <-started; err != nil {
-		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
-		killAll(procs, syscall.SIGKILL)
-		release()
-		return 1
+		err := sp.start(p.cmd)
+		p.closeChildEnds()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: cannot start %s: %v\n", p.cmd.Path, err)
+			j.killAll(syscall.SIGKILL)
+			return 1
+		}
+		go func(p *proc) { exits <- localExit(p, p.cmd.Wait()) }(p)
 	}
 
 	var timeout <-chan time.Time
 	if o.timeout > 0 {
-		timeout = time.After(o.timeout)
+		timeout = time.After(o.timeout - time.Since(t0))
 	}
 	var first *failure
 	var killTimer <-chan time.Time
@@ -127,12 +182,12 @@ func run(o *options, exe string) int {
 			first = &f // printed last, after the processes' own output
 		}
 		if killTimer == nil {
-			killAll(procs, syscall.SIGTERM)
+			j.killAll(syscall.SIGTERM)
 			killTimer = time.After(killGrace)
 		}
 	}
 	remaining := o.np
-	onReport := func(f launch.Failure) { stop(reportedFailure(procs[f.Proc], f)) }
+	onReport := func(f launch.Failure) { stop(reportedFailure(j.procs[f.Proc], f)) }
 	onExit := func(e exit) {
 		remaining--
 		e.p.exited = true
@@ -173,22 +228,22 @@ func run(o *options, exe string) int {
 			onExit(e)
 		case sig := <-sigs:
 			if killTimer != nil { // a second signal: no more grace
-				killAll(procs, syscall.SIGKILL)
+				j.killAll(syscall.SIGKILL)
 				continue
 			}
 			s := sig.(syscall.Signal)
-			killAll(procs, s)
+			j.killAll(s)
 			stop(failure{msg: fmt.Sprintf("received %v; stopping the job", sig), code: 128 + int(s)})
 			killTimer = time.After(2 * time.Second)
 		case <-timeout:
 			stop(failure{msg: fmt.Sprintf("job timed out after %v", o.timeout), code: 124})
 		case <-killTimer:
-			killAll(procs, syscall.SIGKILL)
+			j.killAll(syscall.SIGKILL)
 		}
 	}
-	release()
-	out.wait(procs, time.Second)
-	removeSegments(job)
+	sp.release()
+	out.wait(j.procs, time.Second)
+	removeSegments(jobID)
 	if first != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %s\n", first.msg)
 		return first.code
@@ -202,37 +257,17 @@ func run(o *options, exe string) int {
 	return 0
 }
 
-// spawn starts every process from one goroutine locked to its OS thread:
-// Pdeathsig fires when the thread that forked a child ends, so that thread
-// must live as long as the job. release ends it once the job is over.
-func spawn(procs []*proc, exits chan<- exit) (started <-chan error, release func()) {
-	done := make(chan error, 1)
-	hold := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		// Never unlocked: the thread exits with this goroutine, after the job.
-		for _, p := range procs {
-			err := p.cmd.Start()
-			p.closeChildEnds()
-			if err != nil {
-				done <- fmt.Errorf("cannot start %s: %v", p.cmd.Path, err)
-				<-hold
-				return
-			}
-			go func(p *proc) { exits <- exit{p: p, err: p.cmd.Wait()} }(p)
-		}
-		done <- nil
-		<-hold
-	}()
-	var once sync.Once
-	return done, func() { once.Do(func() { close(hold) }) }
-}
-
-// killAll signals the process group of every process still running.
-func killAll(procs []*proc, sig syscall.Signal) {
-	for _, p := range procs {
-		if p.cmd.Process != nil && !p.exited {
+// killAll signals the process group of every process still running here,
+// and asks the proxies of other hosts to signal theirs.
+func (j *job) killAll(sig syscall.Signal) {
+	for _, p := range j.procs {
+		if p.cmd != nil && p.cmd.Process != nil && !p.exited {
 			syscall.Kill(-p.cmd.Process.Pid, sig)
+		}
+	}
+	for _, px := range j.proxies {
+		if px.cmd != nil && px.cmd.Process != nil {
+			px.signal(sig)
 		}
 	}
 }
@@ -240,7 +275,7 @@ func killAll(procs []*proc, sig syscall.Signal) {
 func reportedFailure(p *proc, f launch.Failure) failure {
 	msg := strings.TrimPrefix(f.Msg, "mpi: ")
 	if f.Rank < 0 {
-		msg = fmt.Sprintf("%s (pid %d): %s", p.name(), p.cmd.Process.Pid, msg)
+		msg = fmt.Sprintf("%s: %s", p.who(), msg)
 	}
 	code := f.Code
 	if code == 0 {
@@ -253,21 +288,20 @@ func reportedFailure(p *proc, f launch.Failure) failure {
 // is already being stopped, deaths by signal are the stopping, not a cause.
 func exitFailure(e exit, ex *launch.Server, stopping bool) (failure, bool) {
 	p := e.p
-	st := p.cmd.ProcessState
-	who := fmt.Sprintf("%s (pid %d)", p.name(), p.cmd.Process.Pid)
-	if st == nil {
-		return failure{msg: fmt.Sprintf("%s: %v", who, e.err), code: 1}, true
-	}
-	ws := st.Sys().(syscall.WaitStatus)
+	who := p.who()
 	switch {
-	case ws.Signaled():
+	case e.err != nil && p.px != nil:
+		return failure{msg: fmt.Sprintf("%s: %v", p.name(), e.err), code: 1}, true
+	case e.err != nil:
+		return failure{msg: fmt.Sprintf("%s: %v", who, e.err), code: 1}, true
+	case e.signaled:
 		if stopping {
 			return failure{}, false
 		}
-		return failure{msg: fmt.Sprintf("%s was killed by signal %d (%v)", who, int(ws.Signal()), ws.Signal()),
-			code: 128 + int(ws.Signal())}, true
-	case ws.ExitStatus() != 0:
-		return failure{msg: fmt.Sprintf("%s exited with status %d", who, ws.ExitStatus()), code: ws.ExitStatus()}, true
+		return failure{msg: fmt.Sprintf("%s was killed by signal %d (%v)", who, int(e.sig), e.sig),
+			code: 128 + int(e.sig)}, true
+	case e.code != 0:
+		return failure{msg: fmt.Sprintf("%s exited with status %d", who, e.code), code: e.code}, true
 	}
 	if joined, finalized := ex.State(p.idx); joined && !finalized {
 		return failure{msg: fmt.Sprintf("%s exited (status 0) before its ranks finished", who), code: 1}, true

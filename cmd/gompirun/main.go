@@ -16,15 +16,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/gompi/gompi/internal/launch"
 	"github.com/gompi/gompi/vtime"
 )
 
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-tag-output] [-timeout D] PROGRAM [ARGS...]"
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]"
 
 // options are the parsed command line.
 type options struct {
@@ -43,6 +45,13 @@ type options struct {
 	cpuScaleSet bool
 	report      string
 	virt        *virtualRun
+
+	// Jobs spanning hosts (-hosts, -hostfile): hostOf[i] indexes hosts
+	// for process i; nil without a host list (everything local).
+	hosts    []launch.Host
+	hostOf   []int
+	launcher string
+	iface    string
 }
 
 func parse(args []string) (*options, error) {
@@ -58,14 +67,19 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
+	hostList := fs.String("hosts", "", "hosts to run on: host[:slots],...")
+	hostfile := fs.String("hostfile", "", "file of hosts to run on, one host[:slots] or 'host slots=N' a line")
+	fs.StringVar(&o.launcher, "launcher", "ssh", "how to start the proxy on other hosts: ssh, fork, or a command prefix")
+	fs.StringVar(&o.iface, "iface", "", "interface (or IP address) at which other hosts reach gompirun")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "cpu-scale" {
-			o.cpuScaleSet = true
-		}
-	})
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o.cpuScaleSet = set["cpu-scale"]
+	if err := parseHosts(o, *hostList, *hostfile, set); err != nil {
+		return nil, err
+	}
 	if fs.NArg() == 0 {
 		return nil, errors.New("no program given")
 	}
@@ -98,7 +112,41 @@ func parse(args []string) (*options, error) {
 	return o, nil
 }
 
+// parseHosts reads -hosts or -hostfile into o. Without -np, the job has
+// one process per slot (as Open MPI does).
+func parseHosts(o *options, list, file string, set map[string]bool) error {
+	var err error
+	switch {
+	case list == "" && file == "" && (set["launcher"] || set["iface"]):
+		return errors.New("-launcher and -iface need -hosts or -hostfile")
+	case list != "" && file != "":
+		return errors.New("-hosts and -hostfile both given: use one")
+	case list != "":
+		o.hosts, err = launch.ParseHosts(list)
+	case file != "":
+		o.hosts, err = launch.ReadHostfile(file)
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(o.launcher) == "" {
+		return errors.New("-launcher: empty; want ssh, fork or a command prefix")
+	}
+	if !set["np"] && !set["n"] {
+		o.np = launch.TotalSlots(o.hosts)
+	}
+	if o.np >= 1 {
+		o.hostOf = launch.AssignHosts(o.hosts, o.np)
+	}
+	return nil
+}
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == proxyArg {
+		os.Exit(runProxy(os.Stdin, os.Stdout))
+	}
 	o, err := parse(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Println(usageLine)

@@ -43,20 +43,28 @@ func (w *lineWriter) forward(r io.Reader, dst *os.File, prefix string) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			if prefix != "" && line[len(line)-1] != '\n' {
-				line = append(line, '\n') // a last line without newline stays a line of its own
-			}
-			w.mu.Lock()
-			if prefix != "" {
-				dst.WriteString(prefix)
-			}
-			dst.Write(line)
-			w.mu.Unlock()
+			w.line(dst, prefix, line)
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// line writes one line with prefix in front.
+func (w *lineWriter) line(dst *os.File, prefix string, line []byte) {
+	if len(line) == 0 {
+		return
+	}
+	if prefix != "" && line[len(line)-1] != '\n' {
+		line = append(line, '\n') // a last line without newline stays a line of its own
+	}
+	w.mu.Lock()
+	if prefix != "" {
+		dst.WriteString(prefix)
+	}
+	dst.Write(line)
+	w.mu.Unlock()
 }
 
 // wait gives the forwarders up to d to drain what the exited processes

@@ -9,24 +9,36 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Environment variables set by gompirun for every process of a job.
 const (
-	EnvJob      = "GOMPI_JOB"      // job id: unique per gompirun run
-	EnvToken    = "GOMPI_TOKEN"    // per-job secret (hex) authenticating the exchange and the transports
-	EnvExchange = "GOMPI_EXCHANGE" // path of the exchange's unix socket
-	EnvSize     = "GOMPI_SIZE"     // world size (ranks)
-	EnvProcs    = "GOMPI_NPROCS"   // number of processes
-	EnvProc     = "GOMPI_PROC"     // this process's index, 0 .. NPROCS-1
+	EnvJob   = "GOMPI_JOB"   // job id: unique per gompirun run
+	EnvToken = "GOMPI_TOKEN" // per-job secret (hex) authenticating the exchange and the transports
+	// EnvExchange is where the exchange is served: a unix socket path
+	// ("unix:PATH" or a plain path), or "tcp:HOST:PORT" in jobs spanning
+	// hosts.
+	EnvExchange = "GOMPI_EXCHANGE"
+	EnvSize     = "GOMPI_SIZE"   // world size (ranks)
+	EnvProcs    = "GOMPI_NPROCS" // number of processes
+	EnvProc     = "GOMPI_PROC"   // this process's index, 0 .. NPROCS-1
 	EnvRankBase = "GOMPI_RANK_BASE"
 	EnvNRanks   = "GOMPI_NRANKS" // ranks hosted here: RANK_BASE .. RANK_BASE+NRANKS-1
 
 	// EnvTransport forces a transport between processes ("tcp"); empty
 	// means automatic: shared memory on one host, TCP between hosts.
 	EnvTransport = "GOMPI_TRANSPORT"
-	// EnvListen is the address the TCP transport binds (default loopback).
+	// EnvListen is the address the TCP transport binds (default loopback,
+	// or every interface when the job spans hosts).
 	EnvListen = "GOMPI_TCP_LISTEN"
+	// EnvHost names the host a process runs on, as the host list named it;
+	// it overrides os.Hostname() when processes decide who shares a host
+	// (shared memory) and who is reached over TCP.
+	EnvHost = "GOMPI_HOST"
+	// EnvHostProcs is how many processes of the job run on the process's
+	// host (set with EnvHost): one alone needs no shared memory.
+	EnvHostProcs = "GOMPI_HOST_NPROCS"
 )
 
 // Env is a process's part of a job, as read from the environment.
@@ -51,6 +63,10 @@ func Placement(size, procs int) []int {
 	}
 	return b
 }
+
+// SpansHosts reports whether the job spans hosts: gompirun then serves
+// the exchange over TCP.
+func (e *Env) SpansHosts() bool { return strings.HasPrefix(e.Exchange, "tcp:") }
 
 // Vars returns the environment entries ("K=V") that describe e.
 func (e *Env) Vars() []string {

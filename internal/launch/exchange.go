@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,7 +16,7 @@ import (
 // request is what a process sends to the exchange; reply is the answer.
 // One request is outstanding per connection at a time.
 type request struct {
-	Op    string `msgpack:"op"` // hello, put, barrier, fail
+	Op    string `msgpack:"op"` // hello, probe, put, barrier, fail
 	Token string `msgpack:"token,omitempty"`
 	Proc  int    `msgpack:"proc,omitempty"`
 	Key   string `msgpack:"key,omitempty"`
@@ -46,6 +47,7 @@ type Failure struct {
 // Server is the exchange gompirun serves for one job.
 type Server struct {
 	ln    net.Listener
+	tcp   net.Listener // also serving over TCP (jobs spanning hosts), or nil
 	token string
 	procs int
 
@@ -77,8 +79,22 @@ func Serve(path, token string, procs int) (*Server, error) {
 		connected: make([]bool, procs),
 		finalized: make([]bool, procs),
 	}
-	go s.accept()
+	go s.accept(ln)
 	return s, nil
+}
+
+// ListenTCP serves the exchange on addr too (host:port; port 0 picks
+// one), for processes on other hosts, and returns the port.
+func (s *Server) ListenTCP(addr string) (int, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return 0, fmt.Errorf("launch: exchange: %w", err)
+	}
+	s.mu.Lock()
+	s.tcp = ln
+	s.mu.Unlock()
+	go s.accept(ln)
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Addr is the socket path processes dial.
@@ -100,13 +116,17 @@ func (s *Server) State(p int) (joined, finalized bool) {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	tcp := s.tcp
 	s.mu.Unlock()
+	if tcp != nil {
+		tcp.Close()
+	}
 	return s.ln.Close()
 }
 
-func (s *Server) accept() {
+func (s *Server) accept(ln net.Listener) {
 	for {
-		c, err := s.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -120,9 +140,13 @@ func (s *Server) serve(c net.Conn) {
 	enc := msgpack.NewEncoder(c)
 	var hello request
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if err := dec.Decode(&hello); err != nil || hello.Op != "hello" ||
-		subtle.ConstantTimeCompare([]byte(hello.Token), []byte(s.token)) != 1 ||
-		hello.Proc < 0 || hello.Proc >= s.procs {
+	err := dec.Decode(&hello)
+	authentic := err == nil && subtle.ConstantTimeCompare([]byte(hello.Token), []byte(s.token)) == 1
+	if authentic && hello.Op == "probe" {
+		enc.Encode(&reply{}) // a proxy checking that this address reaches gompirun
+		return
+	}
+	if !authentic || hello.Op != "hello" || hello.Proc < 0 || hello.Proc >= s.procs {
 		s.rejected.Add(1)
 		return
 	}
@@ -193,9 +217,19 @@ type Client struct {
 	dec  *msgpack.Decoder
 }
 
+// exchangeAddr splits an exchange address into network and address:
+// "tcp:HOST:PORT", "unix:PATH", or a plain unix socket path.
+func exchangeAddr(a string) (network, addr string) {
+	if rest, ok := strings.CutPrefix(a, "tcp:"); ok {
+		return "tcp", rest
+	}
+	return "unix", strings.TrimPrefix(a, "unix:")
+}
+
 // Dial connects to the exchange of e's job and authenticates.
 func Dial(e *Env) (*Client, error) {
-	conn, err := net.DialTimeout("unix", e.Exchange, 5*time.Second)
+	network, addr := exchangeAddr(e.Exchange)
+	conn, err := net.DialTimeout(network, addr, 5*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("launch: cannot reach gompirun's exchange: %w", err)
 	}
@@ -248,3 +282,32 @@ func (c *Client) Fail(rank, code int, msg string) {
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
+
+// LocalIP is this end's IP address of a TCP connection to the exchange, or
+// "" over a unix socket. Peers on other hosts can reach this process at it:
+// the route to gompirun passes through it.
+func (c *Client) LocalIP() string {
+	if a, ok := c.conn.LocalAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return ""
+}
+
+// Probe reports whether the exchange of the job with token answers at addr
+// ("HOST:PORT" over TCP), within timeout.
+func Probe(addr, token string, timeout time.Duration) error {
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(timeout))
+	if err := msgpack.NewEncoder(conn).Encode(&request{Op: "probe", Token: token}); err != nil {
+		return err
+	}
+	var r reply
+	if err := msgpack.NewDecoder(conn).Decode(&r); err != nil {
+		return fmt.Errorf("no answer from a gompirun of this job: %w", err)
+	}
+	return nil
+}

@@ -98,3 +98,43 @@ func TestPlacement(t *testing.T) {
 		t.Fatalf("Placement(7, 3) = %v", b)
 	}
 }
+
+// TestExchangeOverTCP serves the exchange on TCP too, as for a job
+// spanning hosts: a probe with the right token answers, a wrong one does
+// not, and a client dialing tcp:HOST:PORT learns its own end's address.
+func TestExchangeOverTCP(t *testing.T) {
+	s, err := Serve(filepath.Join(t.TempDir(), "x.sock"), "tok", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	port, err := s.ListenTCP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + itoa(port)
+	if err := Probe(addr, "tok", time.Second); err != nil {
+		t.Fatalf("probe with the job's token: %v", err)
+	}
+	if err := Probe(addr, "other", time.Second); err == nil {
+		t.Fatal("probe with a wrong token answered")
+	}
+	env := &Env{Exchange: "tcp:" + addr, Token: "tok", Proc: 0}
+	if !env.SpansHosts() {
+		t.Fatal("a tcp: exchange does not count as spanning hosts")
+	}
+	c, err := Dial(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if ip := c.LocalIP(); ip != "127.0.0.1" {
+		t.Fatalf("LocalIP = %q, want 127.0.0.1", ip)
+	}
+	if _, err := c.Barrier(BarrierInit); err != nil {
+		t.Fatal(err)
+	}
+	if joined, _ := s.State(0); !joined {
+		t.Fatal("the TCP client did not join")
+	}
+}

@@ -9,12 +9,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/gompi/gompi/mpi"
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin")
+	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin, where")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
 		switch *mode {
@@ -42,6 +45,11 @@ func main() {
 			return hang(c)
 		case "hang":
 			return hang(c)
+		case "where":
+			if err := ring(c); err != nil {
+				return err
+			}
+			return where(c)
 		case "stdin":
 			if c.Rank() == 0 {
 				line, err := bufio.NewReader(os.Stdin).ReadString('\n')
@@ -87,4 +95,60 @@ func hang(c *mpi.Comm) error {
 	fmt.Printf("pid %d rank %d\n", os.Getpid(), c.Rank())
 	_, err := mpi.Recv(c, make([]byte, 1), mpi.AnySource, 99)
 	return err
+}
+
+// where prints where the rank ran and whom its process talks to over TCP:
+// its host label, its network namespace, and the remote IPv4 addresses of
+// its process's established TCP connections (read from /proc, which shows
+// the process's own namespace).
+func where(c *mpi.Comm) error {
+	ns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		return err
+	}
+	mine := map[string]bool{} // socket inodes of this process
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		l, _ := os.Readlink("/proc/self/fd/" + fd.Name())
+		if rest, ok := strings.CutPrefix(l, "socket:["); ok {
+			mine[strings.TrimSuffix(rest, "]")] = true
+		}
+	}
+	// Listeners on 0.0.0.0 are dual-stack IPv6 sockets in Go: what they
+	// accepted is in tcp6, under IPv4-mapped addresses.
+	tab4, err := os.ReadFile("/proc/self/net/tcp")
+	if err != nil {
+		return err
+	}
+	tab6, _ := os.ReadFile("/proc/self/net/tcp6")
+	var peers []string
+	for _, line := range strings.Split(string(tab4)+string(tab6), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != "01" || !mine[f[9]] { // 01: established
+			continue
+		}
+		peers = append(peers, hexIPv4(f[2]))
+	}
+	sort.Strings(peers)
+	// Whether this process opened a shared-memory segment (transport/shm
+	// names it by job and process).
+	_, err = os.Stat(fmt.Sprintf("/dev/shm/gompi-%s-%s.shm", os.Getenv("GOMPI_JOB"), os.Getenv("GOMPI_PROC")))
+	fmt.Printf("where rank %d host %s netns %s shm %v tcp-peers %s\n", c.Rank(), os.Getenv("GOMPI_HOST"), ns, err == nil, strings.Join(peers, ","))
+	return nil
+}
+
+// hexIPv4 turns /proc/net/tcp's "0100007F:1F90" into "127.0.0.1", and
+// tcp6's IPv4-mapped "0000000000000000FFFF00000100007F:1F90" too.
+func hexIPv4(s string) string {
+	h, _, _ := strings.Cut(s, ":")
+	if v4, ok := strings.CutPrefix(h, "0000000000000000FFFF0000"); ok {
+		h = v4
+	} else if len(h) != 8 {
+		return h
+	}
+	v, err := strconv.ParseUint(h, 16, 32)
+	if err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%d.%d.%d.%d", v&0xff, v>>8&0xff, v>>16&0xff, v>>24)
 }
