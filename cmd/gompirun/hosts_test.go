@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,6 +142,28 @@ func TestHostsStdinReachesRemoteRankZero(t *testing.T) {
 	}
 	if got, want := string(out), "[0] rank 0 read \"across hosts\\n\"\n"; got != want {
 		t.Fatalf("output %q, want %q", got, want)
+	}
+}
+
+// TestHostsLargeStdinReachesRemoteRankZero sends more input than the
+// proxy may hold (inputWindow): it arrives whole, paced by the proxy's
+// reports of input taken.
+func TestHostsLargeStdinReachesRemoteRankZero(t *testing.T) {
+	input := make([]byte, 5*inputWindow+12345)
+	for i := range input {
+		input[i] = byte(i * 7 / 5)
+	}
+	cmd := exec.Command(gompirun, fork("-hosts", "b,a", jobProg, "-mode", "stdinsum")...)
+	cmd.Stdin = bytes.NewReader(input)
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("rank 0 read %d bytes, crc %08x\n", len(input), crc32.ChecksumIEEE(input))
+	if string(out) != want {
+		t.Fatalf("output %q, want %q", out, want)
 	}
 }
 

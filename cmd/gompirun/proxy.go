@@ -154,6 +154,7 @@ func (px *proxyRun) start(cmd *exec.Cmd, idx int) error {
 		}
 		cmd.Stdin = r
 		ends = append(ends, r)
+		px.input.taken = func(n int) { px.up.send(&upMsg{Op: upInput, Taken: n}) }
 		go px.input.copyTo(w)
 	}
 	var fwd sync.WaitGroup
@@ -263,11 +264,14 @@ func (px *proxyRun) signalAll(sig syscall.Signal) {
 // inputQueue holds input for process 0 until it reads it, so that a rank
 // not reading its input never blocks the proxy's handling of signals and
 // of gompirun's end.
+// It holds at most inputWindow bytes: gompirun sends more only as the
+// proxy reports input taken (upInput).
 type inputQueue struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	chunks [][]byte
 	eof    bool
+	taken  func(n int) // reports bytes written to process 0
 }
 
 func (q *inputQueue) init() {
@@ -306,6 +310,9 @@ func (q *inputQueue) copyTo(w io.WriteCloser) {
 		q.mu.Unlock()
 		if _, err := w.Write(b); err != nil {
 			return
+		}
+		if q.taken != nil {
+			q.taken(len(b))
 		}
 	}
 }

@@ -29,6 +29,7 @@ const (
 	upStarted = "started" // process Proc runs as Pid
 	upOut     = "out"     // one line (or last fragment) Proc wrote on Stream
 	upExit    = "exit"    // process Proc ended; its output was sent before
+	upInput   = "input"   // process 0 took Taken more bytes of its input
 	upError   = "error"   // the proxy cannot go on: Err says why; it exits
 )
 
@@ -69,6 +70,7 @@ type upMsg struct {
 	Code   int    `msgpack:"code,omitempty"`   // exit status
 	Signal int    `msgpack:"signal,omitempty"` // or the signal that killed it
 	Err    string `msgpack:"err,omitempty"`    // or why it could not run
+	Taken  int    `msgpack:"taken,omitempty"`  // input bytes written to process 0 (upInput)
 }
 
 // msgWriter encodes messages from several goroutines onto one stream.

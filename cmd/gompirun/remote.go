@@ -37,7 +37,19 @@ type proxy struct {
 	readyErr error
 	hungUp   sync.Once
 	gone     atomic.Bool // the launcher exited and was waited for
+
+	// Input in flight to process 0: forwardStdin sends while less than
+	// inputWindow bytes are not yet taken, so a rank that reads slowly, or
+	// never, holds at most that much in the proxy's memory.
+	inputMu     sync.Mutex
+	inputCond   *sync.Cond
+	inputUnread int
+	inputDone   bool // the proxy is gone: stop forwarding
 }
+
+// inputWindow bounds the input sent to a proxy and not yet taken by
+// process 0.
+const inputWindow = 1 << 20
 
 // launcherArgs is the command that starts the proxy on host.
 func launcherArgs(launcher, host, exe string) []string {
@@ -202,6 +214,8 @@ func (px *proxy) read(r io.ReadCloser, out *lineWriter, prefixes []string, exits
 				dst = os.Stderr
 			}
 			out.line(dst, prefixes[m.Proc], m.Data)
+		case m.Op == upInput:
+			px.inputTaken(m.Taken, false)
 		case m.Op == upExit:
 			reported[m.Proc] = true
 			e := exit{p: p, code: m.Code, sig: syscall.Signal(m.Signal), signaled: m.Signal != 0}
@@ -213,6 +227,7 @@ func (px *proxy) read(r io.ReadCloser, out *lineWriter, prefixes []string, exits
 	}
 	// The proxy is gone, or talks nonsense: whatever it did not report is
 	// lost with it.
+	px.inputTaken(0, true)
 	garbled := !errors.Is(derr, io.EOF)
 	werr := px.wait(garbled)
 	reason := proxyErr
@@ -278,12 +293,43 @@ func (px *proxy) signal(sig syscall.Signal) {
 	})
 }
 
-// forwardStdin sends gompirun's standard input to the proxy of process 0.
+// inputTaken records n more input bytes taken by process 0, or that the
+// proxy is gone.
+func (px *proxy) inputTaken(n int, gone bool) {
+	px.inputMu.Lock()
+	defer px.inputMu.Unlock()
+	px.initInput()
+	px.inputUnread -= n
+	px.inputDone = px.inputDone || gone
+	px.inputCond.Broadcast()
+}
+
+func (px *proxy) initInput() {
+	if px.inputCond == nil {
+		px.inputCond = sync.NewCond(&px.inputMu)
+	}
+}
+
+// forwardStdin sends gompirun's standard input to the proxy of process 0,
+// at most inputWindow bytes ahead of what process 0 has taken.
 func (px *proxy) forwardStdin() {
 	buf := make([]byte, 32<<10)
 	for {
+		px.inputMu.Lock()
+		px.initInput()
+		for px.inputUnread+len(buf) > inputWindow && !px.inputDone {
+			px.inputCond.Wait()
+		}
+		done := px.inputDone
+		px.inputMu.Unlock()
+		if done {
+			return
+		}
 		n, err := os.Stdin.Read(buf)
 		if n > 0 {
+			px.inputMu.Lock()
+			px.inputUnread += n
+			px.inputMu.Unlock()
 			if px.down.send(&downMsg{Op: downStdin, Data: append([]byte(nil), buf[:n]...)}) != nil {
 				return
 			}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -17,7 +19,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin, where")
+	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin, stdinsum, where")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
 		switch *mode {
@@ -57,6 +59,16 @@ func main() {
 					return err
 				}
 				fmt.Printf("rank 0 read %q\n", line)
+			}
+			return nil
+		case "stdinsum":
+			if c.Rank() == 0 {
+				h := crc32.NewIEEE()
+				n, err := io.Copy(h, os.Stdin)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("rank 0 read %d bytes, crc %08x\n", n, h.Sum32())
 			}
 			return nil
 		}
