@@ -372,3 +372,17 @@ func TestHostsGarbledProxyOutput(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// What a launcher writes to standard error as it ends (ssh's last
+// complaints, say) still reaches gompirun's standard error.
+func TestHostsLauncherLastWordsAreKept(t *testing.T) {
+	talker := filepath.Join(t.TempDir(), "talker")
+	os.WriteFile(talker, []byte("#!/bin/sh\nhost=$1\nshift\n\"$@\"\nst=$?\nsleep 0.2\necho \"launcher for $host ends\" >&2\nexit $st\n"), 0o755)
+	r := gorun(t, nil, "-np", "2", "-hosts", "a,b", "-launcher", talker, "-timeout", "20s", jobProg)
+	wantRing(t, r, 2)
+	for _, h := range []string{"a", "b"} {
+		if !strings.Contains(r.stderr, "launcher for "+h+" ends\n") {
+			t.Errorf("stderr lacks host %s's launcher's last line: %q", h, r.stderr)
+		}
+	}
+}

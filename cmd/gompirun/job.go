@@ -241,8 +241,9 @@ func run(o *options, exe string) int {
 			j.killAll(syscall.SIGKILL)
 		}
 	}
+	awaitLaunchers(j.proxies, time.Second)
 	sp.release()
-	out.wait(j.procs, time.Second)
+	out.wait(j.procs, j.proxies, time.Second)
 	removeSegments(jobID)
 	if first != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %s\n", first.msg)

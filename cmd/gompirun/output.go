@@ -68,12 +68,16 @@ func (w *lineWriter) line(dst *os.File, prefix string, line []byte) {
 }
 
 // wait gives the forwarders up to d to drain what the exited processes
-// wrote (a descendant still holding a pipe open is not waited for).
-func (w *lineWriter) wait(procs []*proc, d time.Duration) {
+// and the proxies' launchers wrote (a descendant still holding a pipe open
+// is not waited for).
+func (w *lineWriter) wait(procs []*proc, proxies []*proxy, d time.Duration) {
 	done := make(chan struct{})
 	go func() {
 		for _, p := range procs {
 			p.outDone.Wait()
+		}
+		for _, px := range proxies {
+			px.errDone.Wait()
 		}
 		close(done)
 	}()

@@ -36,7 +36,9 @@ type proxy struct {
 	readyIP  string        // the address of gompirun it reached; "" when it failed
 	readyErr error
 	hungUp   sync.Once
-	gone     atomic.Bool // the launcher exited and was waited for
+	gone     atomic.Bool    // the launcher exited and was waited for
+	errDone  sync.WaitGroup // the forwarder of the launcher's standard error
+	ended    chan struct{}  // closed once the launcher was waited for (or never started)
 
 	// Input in flight to process 0: forwardStdin sends while less than
 	// inputWindow bytes are not yet taken, so a rank that reads slowly, or
@@ -141,6 +143,7 @@ func (px *proxy) prepare(launcher string, out *lineWriter) error {
 	args := launcherArgs(launcher, px.host, exe)
 	px.cmd = exec.Command(args[0], args[1:]...)
 	px.ready = make(chan struct{})
+	px.ended = make(chan struct{})
 	if px.stdin, err = px.cmd.StdinPipe(); err != nil {
 		return err
 	}
@@ -151,7 +154,9 @@ func (px *proxy) prepare(launcher string, out *lineWriter) error {
 	}
 	px.cmd.Stderr = errW
 	px.ends = append(px.ends, errW)
+	px.errDone.Add(1)
 	go func() {
+		defer px.errDone.Done()
 		defer errR.Close()
 		out.forward(errR, os.Stderr, "")
 	}()
@@ -173,6 +178,7 @@ func (px *proxy) start(sp *spawner, spec *proxySpec, out *lineWriter, prefixes [
 	}
 	if err != nil {
 		upR.Close()
+		close(px.ended)
 		return fmt.Errorf("cannot start the launcher for host %s (%s): %v", px.host, px.cmd.Path, err)
 	}
 	px.down.send(&downMsg{Op: downSpec, Spec: spec})
@@ -181,6 +187,7 @@ func (px *proxy) start(sp *spawner, spec *proxySpec, out *lineWriter, prefixes [
 }
 
 func (px *proxy) read(r io.ReadCloser, out *lineWriter, prefixes []string, exits chan<- exit) {
+	defer close(px.ended)
 	defer r.Close()
 	byIdx := map[int]*proc{}
 	for _, p := range px.procs {
@@ -307,6 +314,24 @@ func (px *proxy) inputTaken(n int, gone bool) {
 func (px *proxy) initInput() {
 	if px.inputCond == nil {
 		px.inputCond = sync.NewCond(&px.inputMu)
+	}
+}
+
+// awaitLaunchers gives the launchers up to d to end by themselves once
+// their proxies are done: ssh, say, still reports on the connection as it
+// ends, and what is left when the spawner is released is killed.
+func awaitLaunchers(proxies []*proxy, d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for _, px := range proxies {
+		if px.ended == nil {
+			continue
+		}
+		select {
+		case <-px.ended:
+		case <-deadline.C:
+			return
+		}
 	}
 }
 
