@@ -57,11 +57,9 @@ func (w *frameWriter) writeFrame(c net.Conn, f *transport.Frame) error {
 		// poller bookkeeping of net.Conn.Write (about 0.2 us a message);
 		// what the socket cannot take now goes through Write, which waits.
 		if w.fd >= 0 {
-			m, err := unix.Write(w.fd, b)
-			if err == nil && m == len(b) {
+			if m, _ := unix.Write(w.fd, b); m == len(b) {
 				return nil
-			}
-			if m > 0 {
+			} else if m > 0 {
 				b = b[m:]
 			}
 		}

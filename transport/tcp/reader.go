@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"unsafe"
 
 	"github.com/gompi/gompi/transport"
 )
@@ -67,8 +68,22 @@ func newInConn(t *Transport, c net.Conn, proc int) (*inConn, error) {
 // RawConn.Read callback, on the descriptor that callback was given (Go set
 // it non-blocking), with no closure to allocate per read.
 func (ic *inConn) readSome(p []byte) (n int, err error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
 	for {
-		n, err = syscall.Read(ic.fd, p)
+		// A raw system call, without the scheduler's bookkeeping: the
+		// read cannot block, and entering it as a blocking call wakes the
+		// runtime's monitor thread when it sleeps (a futex call, and on a
+		// VM a virtual interrupt). Measured on loopback: 4.2-4.3 us
+		// one-way instead of 4.3-4.4. (The same for the sending write
+		// made every run far slower, 30 us, for reasons not pinned down:
+		// that write wakes the peer and runs loopback's receive path.)
+		r, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(ic.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n, err = int(r), nil
+		if errno != 0 {
+			n, err = -1, errno
+		}
 		if err != syscall.EINTR {
 			break
 		}
