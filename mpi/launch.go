@@ -202,12 +202,18 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
 		shareCPUs(hostProcs)
 	}
+	if virt != nil && env.Procs > 1 {
+		w.q = watchStalls(env, w, table, local, sh) // launch_virtual.go
+	}
 	w.out = table
 	for _, r := range w.ranks {
 		r.out = table
 	}
 	if err := w.run(fn); err != nil {
 		return err // not reached: exitFn ends the process on failure
+	}
+	if w.q != nil {
+		w.q.finish()
 	}
 	if virt != nil {
 		if err := virt.Err(); err != nil {

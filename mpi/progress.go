@@ -27,13 +27,7 @@ func (r *rank) waitPhase(done func() bool, block bool, where waitSite, reqs []*R
 		for !done() { // lines 11-20
 			f := r.inbox.Next()
 			if f == nil {
-				// A request to resolve a stall is consumed even when the
-				// early message it was about has been dealt with meanwhile:
-				// a stale request left set would make every park return at
-				// once, and this rank, never asleep, would keep the job from
-				// picking the rank that really holds the stall.
-				resolve := r.resolve.Swap(false)
-				if len(r.early) > 0 && (resolve || !block || !r.w.local) && r.progressEarly() {
+				if r.resolveEarly(block) {
 					continue // a stall of Algorithm 2: virtual_stall.go
 				}
 				if !block {
@@ -80,6 +74,9 @@ type earlyMsg struct {
 
 // dispatch is one step of the loop: lines 13-19 of Algorithm 2.
 func (r *rank) dispatch(f *transport.Frame) {
+	if r.virtual && r.w.q != nil {
+		r.arrived(f) // job-wide stall detection: virtual_quiesce.go
+	}
 	if f.Kind == transport.Ctrl {
 		r.w.control(r, f)
 		return
@@ -170,16 +167,7 @@ func (r *rank) park(done func() bool, where waitSite) {
 	if !r.virtual {
 		r.inbox.Park(func() bool { return done() || r.w.aborted.Load() })
 	} else {
-		r.publishStall()
-		r.inbox.Park(func() bool {
-			if done() || r.w.aborted.Load() || r.resolve.Load() {
-				return true
-			}
-			// The last rank to fall asleep resolves a stall (virtual_stall.go).
-			asleep, _ := r.inbox.Asleep()
-			return asleep && r.w.local && r.w.resolveStall(r) == r
-		})
-		r.unpublishStall()
+		r.parkVirtual(done) // virtual_stall.go
 	}
 	r.blockedIn.Store(0)
 	r.checkAbort()

@@ -120,6 +120,7 @@ func (v *Virtual) Results() []vtime.RankResult {
 			res.Sent, res.SentBytes = r.stats.sent, r.stats.sentBytes
 			res.Recvd, res.RecvBytes = r.stats.recvd, r.stats.recvdBytes
 			res.Temporal = r.stats.temporal
+			res.Stalls, res.SpeculativeStalls = r.stats.stalls, r.stats.speculative
 		}
 		out = append(out, res)
 	}

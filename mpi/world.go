@@ -92,6 +92,7 @@ type world struct {
 	alive  atomic.Int64         // hosted ranks whose function has not returned
 	spin   *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
 	stalls atomic.Int64         // virtual mode: parked ranks holding early messages others wait for (virtual_stall.go)
+	q      *quiesceAgent        // virtual mode over several processes: job-wide stall detection; nil otherwise
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -132,6 +133,7 @@ type Stats struct {
 	sentBytes, recvdBytes int64
 	dropped               int64
 	temporal              int64 // temporally sensitive calls (Test*, Iprobe, Waitany, AnySource)
+	stalls, speculative   int64 // Algorithm 2 stalls resolved in blocking waits: exactly, speculatively (virtual_stall.go)
 }
 
 func newWorld(size, base, nlocal int, cfg *config) *world {
@@ -221,6 +223,8 @@ func (r *rank) main(fn func(c *Comm) error) {
 		r.w.spin.Leave()
 		if r.virtual && r.w.local {
 			r.w.resolveStall(nil) // the last rank awake may leave a stall behind (virtual_stall.go)
+		} else if q := r.w.q; q != nil {
+			q.poke()
 		}
 		if returned {
 			return

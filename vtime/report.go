@@ -29,6 +29,11 @@ type RankResult struct {
 	Recvd     int64 `json:"recvd"`
 	RecvBytes int64 `json:"recvd_bytes"`
 	Temporal  int64 `json:"temporal"` // temporally sensitive calls
+	// Stalls of Algorithm 2 resolved in blocking waits: exactly (the whole
+	// job seen parked) and speculatively (a multi-process world whose
+	// job-wide detection did not answer in time; see docs/model.md).
+	Stalls            int64 `json:"stalls,omitempty"`
+	SpeculativeStalls int64 `json:"speculative_stalls,omitempty"`
 }
 
 // Stat is a quantity over ranks: its minimum, mean and maximum, and which
@@ -51,16 +56,18 @@ type Report struct {
 	PredictedRank int `json:"predicted_rank"`
 	// Wall is the host time the prediction took, seconds; Slowdown is
 	// Wall / Predicted.
-	Wall          float64 `json:"wall"`
-	Slowdown      float64 `json:"slowdown"`
-	Computation   Stat    `json:"computation"`
-	Communication Stat    `json:"communication"`
-	Waiting       Stat    `json:"waiting"`
-	Sent          int64   `json:"sent"`
-	SentBytes     int64   `json:"sent_bytes"`
-	Temporal      int64   `json:"temporal"`
-	HistoryMisses int     `json:"history_misses"`
-	Unfinished    []int   `json:"unfinished,omitempty"`
+	Wall              float64 `json:"wall"`
+	Slowdown          float64 `json:"slowdown"`
+	Computation       Stat    `json:"computation"`
+	Communication     Stat    `json:"communication"`
+	Waiting           Stat    `json:"waiting"`
+	Sent              int64   `json:"sent"`
+	SentBytes         int64   `json:"sent_bytes"`
+	Temporal          int64   `json:"temporal"`
+	HistoryMisses     int     `json:"history_misses"`
+	Stalls            int64   `json:"stalls"`
+	SpeculativeStalls int64   `json:"speculative_stalls"`
+	Unfinished        []int   `json:"unfinished,omitempty"`
 
 	PerRank []RankResult `json:"per_rank"`
 }
@@ -100,6 +107,8 @@ func Summarize(machine string, cpuScale float64, results []RankResult, wall floa
 		rep.SentBytes += r.SentBytes
 		rep.Temporal += r.Temporal
 		rep.HistoryMisses += r.HistoryMisses
+		rep.Stalls += r.Stalls
+		rep.SpeculativeStalls += r.SpeculativeStalls
 		if !r.Finished {
 			rep.Unfinished = append(rep.Unfinished, r.Rank)
 		}
@@ -137,6 +146,10 @@ func (rep *Report) WriteText(w io.Writer) error {
 	}
 	if rep.HistoryMisses > 0 {
 		p("  history misses:  %d messages older than every remembered wait (dealt at their arrival time)\n", rep.HistoryMisses)
+	}
+	if rep.SpeculativeStalls > 0 {
+		p("  speculative stalls: %d of %d stalls resolved without seeing the whole job parked (the prediction may depend on host timing)\n",
+			rep.SpeculativeStalls, rep.Stalls+rep.SpeculativeStalls)
 	}
 	if len(rep.Unfinished) > 0 {
 		p("  unfinished ranks (no E_End; the prediction is incomplete): %v\n", rep.Unfinished)

@@ -16,7 +16,7 @@ import (
 // request is what a process sends to the exchange; reply is the answer.
 // One request is outstanding per connection at a time.
 type request struct {
-	Op    string `msgpack:"op"` // hello, probe, put, barrier, fail
+	Op    string `msgpack:"op"` // hello, probe, watch, put, barrier, fail
 	Token string `msgpack:"token,omitempty"`
 	Proc  int    `msgpack:"proc,omitempty"`
 	Key   string `msgpack:"key,omitempty"`
@@ -62,6 +62,8 @@ type Server struct {
 	connected []bool
 	finalized []bool
 	closed    bool
+
+	watch *watchHub // virtual runs: the processes' watch connections (watch.go)
 }
 
 // Serve listens on a unix socket at path for a job of procs processes
@@ -79,6 +81,7 @@ func Serve(path, token string, procs int) (*Server, error) {
 		connected: make([]bool, procs),
 		finalized: make([]bool, procs),
 	}
+	s.watch = newWatchHub(s, procs)
 	go s.accept(ln)
 	return s, nil
 }
@@ -121,6 +124,7 @@ func (s *Server) Close() error {
 	if tcp != nil {
 		tcp.Close()
 	}
+	s.watch.close()
 	return s.ln.Close()
 }
 
@@ -146,12 +150,18 @@ func (s *Server) serve(c net.Conn) {
 		enc.Encode(&reply{}) // a proxy checking that this address reaches gompirun
 		return
 	}
-	if !authentic || hello.Op != "hello" || hello.Proc < 0 || hello.Proc >= s.procs {
+	if !authentic || hello.Op != "hello" && hello.Op != "watch" || hello.Proc < 0 || hello.Proc >= s.procs {
 		s.rejected.Add(1)
 		return
 	}
 	c.SetReadDeadline(time.Time{})
 	p := hello.Proc
+	if hello.Op == "watch" {
+		if enc.Encode(&reply{}) == nil {
+			s.watch.serveWatch(p, c, dec, enc)
+		}
+		return
+	}
 	s.mu.Lock()
 	s.connected[p] = true
 	s.mu.Unlock()

@@ -21,3 +21,6 @@ func (*Transport) Send(*transport.Frame) error { return errUnsupported }
 
 // Close implements transport.Transport.
 func (*Transport) Close() error { return nil }
+
+// Completions reports no completions.
+func (*Transport) Completions() (owed, handled int64) { return 0, 0 }

@@ -140,6 +140,7 @@ func (t *Transport) handleDone(r *inRing, body []byte) error {
 		return fmt.Errorf("shm: ring from process %d: completion for unknown transfer %d", r.from, tok)
 	}
 	f.Free()
+	t.donesHandled.Add(1) // after the release has woken the sender's rank
 	return nil
 }
 
@@ -221,8 +222,18 @@ func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) 
 	return ib, nil
 }
 
+// Completions reports how many completion records this transport has owed
+// to peers and how many it has handled from them. A completion wakes a rank
+// of another process (its send request completes), so the job-wide stall
+// detection of virtual runs counts it like a frame: owed before the peer
+// can see it, handled after the release it triggers has run.
+func (t *Transport) Completions() (owed, handled int64) {
+	return t.donesOwed.Load(), t.donesHandled.Load()
+}
+
 // complete tells a peer that the receiver is done with its buffer.
 func (t *Transport) complete(pr *peer, tok uint64) {
+	t.donesOwed.Add(1) // before the peer can handle it
 	t.life.RLock()
 	if !t.closing.Load() {
 		t.queueCtrl(pr, recDone, tok)

@@ -54,6 +54,10 @@ type Transport struct {
 
 	ctrlQueued atomic.Int32 // control records waiting for room, all peers
 
+	// Completion records owed to peers and handled from them, for the
+	// job-wide stall detection of virtual runs (Completions).
+	donesOwed, donesHandled atomic.Int64
+
 	waiterDone chan struct{}
 	wakeups    atomic.Uint64 // times the waiter woke: what sleeping cost senders
 

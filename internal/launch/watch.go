@@ -1,0 +1,177 @@
+package launch
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// The watch connection: a second connection from each process of a virtual
+// run to the exchange, on which the process's agent sends Samples and
+// gompirun pushes Orders (quiesce.go). Real runs never open it.
+
+// recheckPause separates the waves that confirm a deadlock.
+const recheckPause = 100 * time.Millisecond
+
+// watchWriteTimeout bounds a write to an agent, which always reads: a
+// process that stops reading is gone or stuck, and its watch is closed.
+const watchWriteTimeout = 2 * time.Second
+
+// watchHub drives the Detector for the server: a goroutine per connection
+// feeds it, under mu, and performs its actions.
+type watchHub struct {
+	s      *Server
+	mu     sync.Mutex
+	d      *Detector
+	conns  []*watchConn
+	timer  *time.Timer
+	closed bool
+}
+
+type watchConn struct {
+	c   net.Conn
+	enc *msgpack.Encoder
+}
+
+func newWatchHub(s *Server, procs int) *watchHub {
+	return &watchHub{s: s, d: NewDetector(procs), conns: make([]*watchConn, procs)}
+}
+
+// StallsResolved is how many stalls gompirun told a process to resolve.
+func (s *Server) StallsResolved() int64 {
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	return s.watch.d.Resolved()
+}
+
+// serveWatch runs process p's watch connection until it closes.
+func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgpack.Encoder) {
+	h.mu.Lock()
+	if h.closed || h.conns[p] != nil {
+		h.mu.Unlock()
+		return
+	}
+	h.conns[p] = &watchConn{c: c, enc: enc}
+	h.mu.Unlock()
+	for {
+		var smp Sample
+		if err := dec.Decode(&smp); err != nil {
+			break
+		}
+		h.mu.Lock()
+		h.do(h.d.Report(p, smp))
+		h.mu.Unlock()
+	}
+	h.mu.Lock()
+	h.conns[p] = nil
+	h.do(h.d.Gone(p))
+	h.mu.Unlock()
+}
+
+// do performs a Detector action. The caller holds h.mu.
+func (h *watchHub) do(a Action) {
+	if h.closed {
+		return
+	}
+	switch {
+	case a.Probe != 0:
+		for p := range h.conns {
+			h.send(p, Order{Probe: a.Probe})
+		}
+	case a.Resolve:
+		h.send(a.Proc, Order{Resolve: true, Rank: a.Rank})
+	case a.Recheck:
+		h.timer = time.AfterFunc(recheckPause, func() {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.do(h.d.Recheck())
+		})
+	case a.Deadlock:
+		select {
+		case h.s.Failures <- Failure{Proc: a.Proc, Rank: a.Rank, Code: 1,
+			Msg: "deadlock in virtual time: every unfinished rank is blocked and nothing is in flight: " + a.Blocked}:
+		default:
+		}
+	}
+}
+
+// send writes an order to process p; a connection that cannot take it is
+// closed (its reader then reports the process gone).
+func (h *watchHub) send(p int, o Order) {
+	wc := h.conns[p]
+	if wc == nil {
+		return
+	}
+	wc.c.SetWriteDeadline(time.Now().Add(watchWriteTimeout))
+	if wc.enc.Encode(&o) != nil {
+		wc.c.Close()
+	}
+}
+
+func (h *watchHub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	for _, wc := range h.conns {
+		if wc != nil {
+			wc.c.Close()
+		}
+	}
+}
+
+// Watch is a process's watch connection.
+type Watch struct {
+	conn net.Conn
+	mu   sync.Mutex // serialises Send
+	enc  *msgpack.Encoder
+	dec  *msgpack.Decoder
+}
+
+// DialWatch opens the watch connection of process e.Proc.
+func DialWatch(e *Env) (*Watch, error) {
+	network, addr := exchangeAddr(e.Exchange)
+	conn, err := net.DialTimeout(network, addr, 5*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("launch: watch: %w", err)
+	}
+	w := &Watch{conn: conn, enc: msgpack.NewEncoder(conn), dec: msgpack.NewDecoder(conn)}
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	var r reply
+	if err := w.enc.Encode(&request{Op: "watch", Token: e.Token, Proc: e.Proc}); err == nil {
+		err = w.dec.Decode(&r)
+	}
+	if err == nil && r.Err != "" {
+		err = fmt.Errorf("%s", r.Err)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("launch: watch refused: %w", err)
+	}
+	conn.SetDeadline(time.Time{})
+	return w, nil
+}
+
+// Send reports a sample.
+func (w *Watch) Send(s Sample) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.conn.SetWriteDeadline(time.Now().Add(watchWriteTimeout))
+	return w.enc.Encode(&s)
+}
+
+// Next waits for gompirun's next order; it fails once the connection is
+// closed.
+func (w *Watch) Next() (Order, error) {
+	var o Order
+	err := w.dec.Decode(&o)
+	return o, err
+}
+
+// Close closes the connection; a blocked Next returns.
+func (w *Watch) Close() error { return w.conn.Close() }

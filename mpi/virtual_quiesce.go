@@ -1,0 +1,249 @@
+package mpi
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/transport"
+)
+
+// Job-wide stall detection for virtual runs spread over processes
+// (virtual_stall.go; the decision is internal/launch/quiesce.go).
+//
+// Each process of a virtual job runs an agent: it samples its ranks when
+// one of them parks or finishes (and when gompirun probes), and reports
+// whether all are parked, the counters of what crossed processes, and its
+// candidate (the earliest early message a parked rank holds). gompirun tells
+// the process holding the job's earliest candidate to resolve the stall.
+//
+// What can wake a parked rank from another process, and where it is counted:
+//   - frames (REQ, ACK, DATA over TCP or shared memory, whatever their
+//     chunks): sent when a hosted rank hands one to a route to another
+//     process (countingRoute, before the transport sees it), received when
+//     the rank's waiting phase takes it from its inbox (rank.arrived). A
+//     frame in a socket, a ring or an inbox is in flight.
+//   - shared-memory completions, which release a sender's buffer lent to a
+//     single-copy rendezvous: counted by transport/shm (Completions).
+//   - resolve orders from gompirun: counted there as sent, here as received
+//     once the rank has been woken.
+// Every send is counted before it can be received, every receipt after
+// what it woke is visible (the rank no longer asleep, or in another nap).
+// Nothing else crosses processes: TCP releases a borrowed payload when it
+// has written it, on the sender's goroutine, and a shared-memory send
+// without single-copy does so when the payload is in the ring.
+
+// countingRoute counts the frames hosted ranks send to other processes.
+type countingRoute struct {
+	tr transport.Transport
+	w  *world
+}
+
+func (c *countingRoute) Send(f *transport.Frame) error {
+	if i := int(f.Src) - c.w.base; i >= 0 && i < len(c.w.ranks) {
+		c.w.ranks[i].xout.Add(1)
+	}
+	return c.tr.Send(f)
+}
+
+func (c *countingRoute) Close() error { return c.tr.Close() }
+
+// countRoutes wraps every route of t other than local.
+func countRoutes(w *world, t *transport.Table, local transport.Transport) {
+	wrapped := map[transport.Transport]transport.Transport{}
+	for i, tr := range t.Routes {
+		if tr == nil || tr == local {
+			continue
+		}
+		c := wrapped[tr]
+		if c == nil {
+			c = &countingRoute{tr: tr, w: w}
+			wrapped[tr] = c
+		}
+		t.Routes[i] = c
+	}
+}
+
+// arrived counts a frame the rank takes from its inbox that came from
+// another process (virtual runs with an agent only).
+func (r *rank) arrived(f *transport.Frame) {
+	if uint(int(f.Src)-r.w.base) >= uint(len(r.w.ranks)) {
+		r.xin.Add(1)
+	}
+}
+
+// quiesceAgent is a process's side of the job-wide stall detection.
+type quiesceAgent struct {
+	w           *world
+	watch       *launch.Watch
+	completions func() (owed, handled int64) // shared memory's; nil without
+	poked       chan struct{}
+	orders      atomic.Int64 // resolve orders carried out (woken ranks)
+	stop        chan struct{}
+	wg          sync.WaitGroup
+
+	mu      sync.Mutex // serialises sampling and sending
+	last    launch.Sample
+	sentAny bool
+}
+
+// startQuiesce opens the watch connection and starts the agent.
+func startQuiesce(env *launch.Env, w *world, completions func() (int64, int64)) (*quiesceAgent, error) {
+	watch, err := launch.DialWatch(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &quiesceAgent{w: w, watch: watch, completions: completions,
+		poked: make(chan struct{}, 1), stop: make(chan struct{})}
+	a.wg.Add(2)
+	go a.orderLoop()
+	go a.pokeLoop()
+	return a, nil
+}
+
+// poke asks the agent to sample: a rank is about to sleep, or finished.
+func (a *quiesceAgent) poke() {
+	select {
+	case a.poked <- struct{}{}:
+	default:
+	}
+}
+
+// pokeLoop reports the process quiet, unasked, when a sample says so and
+// differs from what gompirun last heard.
+func (a *quiesceAgent) pokeLoop() {
+	defer a.wg.Done()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-a.poked:
+		}
+		a.mu.Lock()
+		if s := a.sample(); s.Quiet && (!a.sentAny || s != a.last) {
+			a.send(s)
+		}
+		a.mu.Unlock()
+	}
+}
+
+// send reports s; the caller holds a.mu. A failed send leaves the stalls
+// of this job to the fallback (virtual_stall.go).
+func (a *quiesceAgent) send(s launch.Sample) {
+	if a.watch.Send(s) == nil {
+		s.Wave = 0
+		a.last, a.sentAny = s, true
+	}
+}
+
+// orderLoop carries out gompirun's orders until the connection closes.
+func (a *quiesceAgent) orderLoop() {
+	defer a.wg.Done()
+	for {
+		o, err := a.watch.Next()
+		if err != nil {
+			return
+		}
+		switch {
+		case o.Probe != 0:
+			a.mu.Lock()
+			s := a.sample()
+			s.Wave = o.Probe
+			a.send(s)
+			a.mu.Unlock()
+		case o.Resolve:
+			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
+				r := a.w.ranks[i]
+				r.resolve.Store(true)
+				r.inbox.Kick()
+			}
+			a.orders.Add(1) // after the wake-up: see the file comment
+		}
+	}
+}
+
+// counters sums what crossed processes.
+func (a *quiesceAgent) counters() (sent, recvd int64) {
+	for _, r := range a.w.ranks {
+		sent += r.xout.Load()
+		recvd += r.xin.Load()
+	}
+	if a.completions != nil {
+		owed, handled := a.completions()
+		sent += owed
+		recvd += handled
+	}
+	return sent, recvd + a.orders.Load()
+}
+
+// sample takes the process's state. Quiet needs every unfinished rank
+// asleep in a blocking wait with nothing queued, and the counters unchanged
+// across the scan. The nap counts make a rank that woke and slept again in
+// between two samples visible (launch.Sample.Activity).
+func (a *quiesceAgent) sample() launch.Sample {
+	sent, recvd := a.counters()
+	s := launch.Sample{Quiet: true, Sent: sent, Recvd: recvd, Rank: -1}
+	lowest := -1
+	for _, r := range a.w.ranks {
+		if r.finished.Load() {
+			continue
+		}
+		asleep, nap := r.inbox.Asleep()
+		if !asleep || r.blockedIn.Load() == 0 {
+			return launch.Sample{}
+		}
+		s.Parked++
+		s.Activity += nap
+		if lowest < 0 {
+			lowest = r.id
+		}
+		if b := r.stallMin.Load(); b != 0 {
+			if t := math.Float64frombits(b); !s.Cand || t < s.T {
+				s.Cand, s.T, s.Rank = true, t, r.id
+			}
+		}
+	}
+	if sent2, recvd2 := a.counters(); sent2 != sent || recvd2 != recvd {
+		return launch.Sample{}
+	}
+	if !s.Cand {
+		s.Rank = lowest
+		if s.Parked > 0 {
+			s.Blocked = a.blocked()
+		}
+	}
+	return s
+}
+
+// blocked names the parked ranks and what they wait in, for a deadlock
+// report: the first eight and a count of the rest.
+func (a *quiesceAgent) blocked() string {
+	var b []string
+	n := 0
+	for _, r := range a.w.ranks {
+		if r.finished.Load() {
+			continue
+		}
+		if n++; n <= 8 {
+			b = append(b, fmt.Sprintf("rank %d in %s", r.id, waitSite(r.blockedIn.Load()-1)))
+		}
+	}
+	if n > 8 {
+		b = append(b, fmt.Sprintf("%d more", n-8))
+	}
+	return strings.Join(b, ", ")
+}
+
+// finish sends the process's last sample (every rank has finished) and
+// closes the watch connection.
+func (a *quiesceAgent) finish() {
+	close(a.stop)
+	a.mu.Lock()
+	a.send(a.sample())
+	a.mu.Unlock()
+	a.watch.Close()
+	a.wg.Wait()
+}
