@@ -82,6 +82,7 @@ type quiesceAgent struct {
 	completions func() (owed, handled int64) // shared memory's; nil without
 	poked       chan struct{}
 	orders      atomic.Int64 // resolve orders carried out (woken ranks)
+	dead        atomic.Bool  // the watch connection failed
 	stop        chan struct{}
 	wg          sync.WaitGroup
 
@@ -104,8 +105,26 @@ func startQuiesce(env *launch.Env, w *world, completions func() (int64, int64)) 
 	return a, nil
 }
 
-// poke asks the agent to sample: a rank is about to sleep, or finished.
+// working reports whether a is there and in touch with gompirun (nil-safe).
+func (a *quiesceAgent) working() bool { return a != nil && !a.dead.Load() }
+
+// lost is called when the watch connection fails while ranks run: parked
+// ranks are woken to resolve their stalls themselves (resolveEarly).
+func (a *quiesceAgent) lost() {
+	if a.dead.Swap(true) {
+		return
+	}
+	for _, r := range a.w.ranks {
+		r.inbox.Kick()
+	}
+}
+
+// poke asks the agent to sample: a rank is about to sleep, or finished
+// (nil-safe).
 func (a *quiesceAgent) poke() {
+	if a == nil {
+		return
+	}
 	select {
 	case a.poked <- struct{}{}:
 	default:
@@ -130,12 +149,23 @@ func (a *quiesceAgent) pokeLoop() {
 	}
 }
 
-// send reports s; the caller holds a.mu. A failed send leaves the stalls
-// of this job to the fallback (virtual_stall.go).
+// send reports s; the caller holds a.mu.
 func (a *quiesceAgent) send(s launch.Sample) {
-	if a.watch.Send(s) == nil {
-		s.Wave = 0
-		a.last, a.sentAny = s, true
+	if err := a.watch.Send(s); err != nil {
+		a.fail()
+		return
+	}
+	s.Wave = 0
+	a.last, a.sentAny = s, true
+}
+
+// fail handles a broken watch connection: unless the process is finishing
+// (finish closed it), its ranks go back to resolving stalls themselves.
+func (a *quiesceAgent) fail() {
+	select {
+	case <-a.stop:
+	default:
+		a.lost()
 	}
 }
 
@@ -145,6 +175,7 @@ func (a *quiesceAgent) orderLoop() {
 	for {
 		o, err := a.watch.Next()
 		if err != nil {
+			a.fail()
 			return
 		}
 		switch {
@@ -157,6 +188,7 @@ func (a *quiesceAgent) orderLoop() {
 		case o.Resolve:
 			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
 				r := a.w.ranks[i]
+				r.guess.Store(o.Speculative)
 				r.resolve.Store(true)
 				r.inbox.Kick()
 			}
@@ -234,7 +266,7 @@ func (a *quiesceAgent) blocked() string {
 	if n > 8 {
 		b = append(b, fmt.Sprintf("%d more", n-8))
 	}
-	return strings.Join(b, ", ")
+	return strings.Join(b, "; ")
 }
 
 // finish sends the process's last sample (every rank has finished) and

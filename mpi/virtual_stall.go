@@ -3,7 +3,6 @@ package mpi
 import (
 	"math"
 	"sync/atomic"
-	"time"
 
 	"github.com/gompi/gompi/transport"
 )
@@ -35,14 +34,15 @@ import (
 // parked with nothing in flight and tells the process holding the job's
 // earliest early message to resolve (virtual_quiesce.go,
 // internal/launch/quiesce.go). The choice is the same as in one process.
-// Should that never come (a rank parked with early messages for
-// stallFallback of host time: a miscount, or a rank of the job polling
-// with Test), the rank deals with its earliest early message itself, as
-// worlds without an agent always do: exact when the stall is real, and
-// otherwise the reply is stamped from t_a rather than from the next wait's
-// start (docs/model.md). The report counts these speculative resolutions.
-// Non-blocking waits (Test and friends, temporally sensitive calls) deal
-// with early messages at once, since a polling loop never parks.
+// Should the detection be wrong-footed (every process parked, but the
+// counters never balance: a miscount), gompirun still tells the holder of
+// the earliest early message to resolve after a bounded delay, and the
+// report counts that resolution as speculative; a process whose agent has
+// lost gompirun resolves at once, as worlds without one always did: that is
+// exact when the stall is real, and otherwise stamps the reply from t_a
+// rather than from the next wait's start (docs/model.md). Non-blocking
+// waits (Test and friends, temporally sensitive calls) deal with early
+// messages at once, since a polling loop never parks.
 
 // earliestEarly is the index of the early message other ranks may be
 // waiting for with the smallest t_a, or -1. Those are REQ and ACK (the peer
@@ -126,29 +126,21 @@ func (w *world) resolveStall(r *rank) *rank {
 	return pick
 }
 
-// stallFallback is how long a rank of a multi-process world stays parked
-// with early messages before it resolves the stall itself. Detection takes
-// a few round trips to gompirun (well under a millisecond on an idle host):
-// the fallback only bounds a miscount, or a stall that a polling rank keeps
-// from being detected.
-var stallFallback = 500 * time.Millisecond
-
 // resolveEarly is called by a waiting phase that found its inbox empty: it
-// deals with the earliest early REQ/ACK/DATA when told to (a stall), when
-// the fallback fired, in a non-blocking wait, or in a multi-process world
-// without agent; it reports whether it did.
+// deals with the earliest early REQ/ACK/DATA when told to (a stall), in a
+// non-blocking wait, or in a multi-process world without a working agent;
+// it reports whether it did.
 func (r *rank) resolveEarly(block bool) bool {
 	// A request to resolve a stall is consumed even when the early message
 	// it was about has been dealt with meanwhile: a stale request left set
 	// would make every park return at once, and this rank, never asleep,
 	// would keep the job from picking the rank that really holds the stall.
 	resolve := r.resolve.Swap(false)
-	spec := r.fellBack
-	r.fellBack = false
-	if len(r.early) == 0 || !(resolve || spec || !block || !r.w.local && r.w.q == nil) || !r.progressEarly() {
+	guess := r.guess.Swap(false)
+	if len(r.early) == 0 || !(resolve || !block || !r.w.local && !r.w.q.working()) || !r.progressEarly() {
 		return false
 	}
-	if block && resolve {
+	if block && resolve && !guess {
 		r.stats.stalls++
 	} else if block {
 		r.stats.speculative++
@@ -161,33 +153,18 @@ func (r *rank) resolveEarly(block bool) bool {
 // resolves a stall (one process) or tells the agent (several).
 func (r *rank) parkVirtual(done func() bool) {
 	r.publishStall()
-	var fallback *time.Timer
-	r.parks++
-	gen := r.parks
-	if r.w.q != nil && r.stallMin.Load() != 0 {
-		fallback = time.AfterFunc(stallFallback, func() {
-			r.fired.Store(gen) // a late timer stores an old gen, which no park waits for
-			r.inbox.Kick()
-		})
-	}
 	r.inbox.Park(func() bool {
-		if done() || r.w.aborted.Load() || r.resolve.Load() || r.fired.Load() == gen {
+		if done() || r.w.aborted.Load() || r.resolve.Load() {
 			return true
 		}
 		if asleep, _ := r.inbox.Asleep(); asleep {
 			if r.w.local {
 				return r.w.resolveStall(r) == r
 			}
-			if q := r.w.q; q != nil {
-				q.poke()
-			}
+			r.w.q.poke()
 		}
 		return false
 	})
-	if fallback != nil {
-		fallback.Stop()
-		r.fellBack = r.fired.Load() == gen
-	}
 	r.unpublishStall()
 }
 
@@ -197,8 +174,6 @@ type stallState struct {
 	resolve  atomic.Bool   // told to deal with its earliest early REQ/ACK/DATA
 
 	// Multi-process worlds with an agent (virtual_quiesce.go).
-	xout, xin atomic.Int64  // frames sent to / taken from ranks of other processes
-	fired     atomic.Uint64 // the park whose fallback timer fired
-	parks     uint64        // parks so far: identifies the current one
-	fellBack  bool          // the last park ended by its fallback timer
+	guess     atomic.Bool  // the resolve request is gompirun's fallback, not a detected stall
+	xout, xin atomic.Int64 // frames sent to / taken from ranks of other processes
 }

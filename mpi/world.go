@@ -253,11 +253,14 @@ func (w *world) fail(err error) {
 	w.failOnce.Do(func() {
 		w.failure = err
 		w.aborted.Store(true)
+		if w.exitFn != nil {
+			// Before the kicks: woken ranks would leave, and Run return
+			// the failure and end the process, before the report reached
+			// gompirun (a deadlock then read "exited with status 1").
+			w.exitFn(exitCodeFor(err))
+		}
 		for _, r := range w.ranks {
 			r.inbox.Kick()
-		}
-		if w.exitFn != nil {
-			w.exitFn(exitCodeFor(err))
 		}
 	})
 }

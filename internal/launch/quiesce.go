@@ -43,26 +43,40 @@ func same(a, b Sample) bool {
 
 // Order is what gompirun tells a process's agent.
 type Order struct {
-	Probe   uint64 `msgpack:"w,omitempty"` // answer with a Sample for this wave
-	Resolve bool   `msgpack:"x,omitempty"` // Rank deals with its earliest early message
-	Rank    int    `msgpack:"k,omitempty"`
+	Probe       uint64 `msgpack:"w,omitempty"` // answer with a Sample for this wave
+	Resolve     bool   `msgpack:"x,omitempty"` // Rank deals with its earliest early message
+	Rank        int    `msgpack:"k,omitempty"`
+	Speculative bool   `msgpack:"g,omitempty"` // the fallback, not a detected stall
 }
 
 // Action is what the Detector asks its driver to do.
 type Action struct {
-	Probe    uint64 // send Order{Probe} to every process still connected
-	Resolve  bool   // send Order{Resolve, Rank} to process Proc
-	Proc     int
-	Rank     int
-	Recheck  bool   // call Recheck after a pause (a deadlock is being confirmed)
-	Deadlock bool   // the job is deadlocked: every unfinished rank waits, nothing can wake one (Proc, Rank: the first)
-	Blocked  string // for Deadlock: the ranks and what they wait in
+	Probe       uint64 // send Order{Probe} to every process still connected
+	Resolve     bool   // send Order{Resolve, Rank, Speculative} to process Proc
+	Speculative bool
+	Proc        int
+	Rank        int
+	Deadlock    bool   // the job is deadlocked: every unfinished rank waits, nothing can wake one (Proc, Rank: the first)
+	Blocked     string // for Deadlock: the ranks and what they wait in
 }
 
-// DeadlockStrikes is how many consecutive waves, Recheck apart, must find
-// the job parked with nothing in flight and no early message before the
-// Detector reports a deadlock.
-const DeadlockStrikes = 3
+// The driver calls Tick every TickEvery of host time (watch.go). Ticks
+// refresh what gompirun knows (a probe wave when none is in flight, so a
+// lost report delays a decision by a tick at most), abandon a wave a
+// process does not answer, and bound the fallback.
+const (
+	// DeadlockStrikes is how many consecutive waves, a tick apart at least,
+	// must find the same state, the job parked with nothing in flight and
+	// no early message, before the Detector reports a deadlock.
+	DeadlockStrikes = 3
+	// StuckTicks is how many ticks every process may stay parked, its
+	// samples unchanged, with counters that do not balance (a miscount:
+	// nothing stays in flight that long) before the holder of the earliest
+	// early message is told to resolve anyway, speculatively.
+	StuckTicks = 3
+	// AbandonTicks is how many ticks a wave may wait for its answers.
+	AbandonTicks = 5
+)
 
 // Detector decides, from the samples of n processes, when the job is
 // stalled and which rank resolves the stall. It is a pure state machine:
@@ -78,17 +92,25 @@ type Detector struct {
 	resp    []Sample
 	got     []bool
 	issued  int64 // resolve orders given: they count as sent, their consumption as received
-	strikes int
+	guessed int64 // of which speculative
+
+	strikes   int      // consecutive deadlock verdicts on strikeAt
+	strikeAt  []Sample //
+	stuck     int      // ticks all quiet, unbalanced, on stuckAt
+	stuckAt   []Sample //
+	waveTicks int      // ticks the wave in flight has waited
 }
 
 // NewDetector returns a detector for a job of n processes.
 func NewDetector(n int) *Detector {
 	return &Detector{n: n, latest: make([]Sample, n), have: make([]bool, n), gone: make([]bool, n),
-		base: make([]Sample, n), resp: make([]Sample, n), got: make([]bool, n)}
+		base: make([]Sample, n), resp: make([]Sample, n), got: make([]bool, n),
+		strikeAt: make([]Sample, n), stuckAt: make([]Sample, n)}
 }
 
-// Resolved is the number of resolve orders given.
-func (d *Detector) Resolved() int64 { return d.issued }
+// Resolved is the number of resolve orders given, and of those the
+// speculative ones.
+func (d *Detector) Resolved() (all, speculative int64) { return d.issued, d.guessed }
 
 // Report takes process p's sample.
 func (d *Detector) Report(p int, s Sample) Action {
@@ -134,28 +156,49 @@ func (d *Detector) Gone(p int) Action {
 	return Action{}
 }
 
-// Recheck starts another wave after a deadlock strike.
-func (d *Detector) Recheck() Action {
+// Tick is called every TickEvery.
+func (d *Detector) Tick() Action {
 	if d.wave != 0 {
-		return Action{}
+		if d.waveTicks++; d.waveTicks < AbandonTicks {
+			return Action{}
+		}
+		d.wave = 0 // a process did not answer: start over
 	}
-	return d.evaluate()
+	if d.allQuiet(d.latest) && !d.balanced(d.latest) {
+		if d.stuck > 0 && sameAll(d.stuckAt, d.latest) {
+			d.stuck++
+		} else {
+			d.stuck = 1
+			copy(d.stuckAt, d.latest)
+		}
+		if d.stuck > StuckTicks {
+			d.stuck = 0
+			if best := earliest(d.latest); best >= 0 {
+				d.issued++
+				d.guessed++
+				return Action{Resolve: true, Speculative: true, Proc: best, Rank: d.latest[best].Rank}
+			}
+		}
+	} else {
+		d.stuck = 0
+	}
+	return d.startWave()
 }
 
 // evaluate starts a wave when the latest samples say every process is quiet
 // with nothing in flight. Those samples were all taken before the probe.
 func (d *Detector) evaluate() Action {
-	for p := range d.latest {
-		if !d.have[p] || !d.latest[p].Quiet {
-			return Action{}
-		}
-	}
-	if !d.balanced(d.latest) {
+	if !d.allQuiet(d.latest) || !d.balanced(d.latest) {
 		return Action{}
 	}
+	return d.startWave()
+}
+
+func (d *Detector) startWave() Action {
 	copy(d.base, d.latest)
 	d.waves++
 	d.wave = d.waves
+	d.waveTicks = 0
 	for p := range d.got {
 		d.got[p] = d.gone[p]
 		if d.gone[p] {
@@ -163,6 +206,36 @@ func (d *Detector) evaluate() Action {
 		}
 	}
 	return Action{Probe: d.wave}
+}
+
+func (d *Detector) allQuiet(ss []Sample) bool {
+	for p := range ss {
+		if !d.have[p] || !ss[p].Quiet {
+			return false
+		}
+	}
+	return true
+}
+
+func sameAll(a, b []Sample) bool {
+	for i := range a {
+		if !same(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// earliest is the process holding the earliest candidate (ties: lowest
+// rank), or -1.
+func earliest(ss []Sample) int {
+	best := -1
+	for p, s := range ss {
+		if s.Cand && (best < 0 || s.T < ss[best].T || s.T == ss[best].T && s.Rank < ss[best].Rank) {
+			best = p
+		}
+	}
+	return best
 }
 
 // balanced reports whether everything sent has been consumed.
@@ -188,25 +261,28 @@ func (d *Detector) conclude() Action {
 		d.strikes = 0
 		return Action{}
 	}
-	best, parked := -1, 0
-	for p, s := range d.resp {
-		parked += s.Parked
-		if s.Cand && (best < 0 || s.T < d.resp[best].T || s.T == d.resp[best].T && s.Rank < d.resp[best].Rank) {
-			best = p
-		}
-	}
-	if best >= 0 {
+	d.stuck = 0
+	if best := earliest(d.resp); best >= 0 {
 		d.strikes = 0
 		d.issued++
 		return Action{Resolve: true, Proc: best, Rank: d.resp[best].Rank}
+	}
+	parked := 0
+	for _, s := range d.resp {
+		parked += s.Parked
 	}
 	if parked == 0 {
 		d.strikes = 0
 		return Action{} // every rank has finished
 	}
-	d.strikes++
+	if d.strikes > 0 && sameAll(d.strikeAt, d.resp) {
+		d.strikes++
+	} else {
+		d.strikes = 1
+		copy(d.strikeAt, d.resp)
+	}
 	if d.strikes < DeadlockStrikes {
-		return Action{Recheck: true}
+		return Action{} // the next tick's wave looks again
 	}
 	a := Action{Deadlock: true, Proc: -1}
 	var blocked []string
@@ -218,6 +294,6 @@ func (d *Detector) conclude() Action {
 			blocked = append(blocked, s.Blocked)
 		}
 	}
-	a.Blocked = strings.Join(blocked, ", ")
+	a.Blocked = strings.Join(blocked, "; ")
 	return a
 }

@@ -13,8 +13,8 @@ import (
 // run to the exchange, on which the process's agent sends Samples and
 // gompirun pushes Orders (quiesce.go). Real runs never open it.
 
-// recheckPause separates the waves that confirm a deadlock.
-const recheckPause = 100 * time.Millisecond
+// TickEvery is how often the Detector ticks (Detector.Tick).
+const TickEvery = 200 * time.Millisecond
 
 // watchWriteTimeout bounds a write to an agent, which always reads: a
 // process that stops reading is gone or stuck, and its watch is closed.
@@ -27,7 +27,8 @@ type watchHub struct {
 	mu     sync.Mutex
 	d      *Detector
 	conns  []*watchConn
-	timer  *time.Timer
+	ticker *time.Ticker // started with the first watch connection
+	stop   chan struct{}
 	closed bool
 }
 
@@ -37,11 +38,12 @@ type watchConn struct {
 }
 
 func newWatchHub(s *Server, procs int) *watchHub {
-	return &watchHub{s: s, d: NewDetector(procs), conns: make([]*watchConn, procs)}
+	return &watchHub{s: s, d: NewDetector(procs), conns: make([]*watchConn, procs), stop: make(chan struct{})}
 }
 
-// StallsResolved is how many stalls gompirun told a process to resolve.
-func (s *Server) StallsResolved() int64 {
+// StallsResolved is how many stalls gompirun told a process to resolve,
+// and how many of those speculatively (Detector.Tick).
+func (s *Server) StallsResolved() (all, speculative int64) {
 	s.watch.mu.Lock()
 	defer s.watch.mu.Unlock()
 	return s.watch.d.Resolved()
@@ -55,6 +57,10 @@ func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgp
 		return
 	}
 	h.conns[p] = &watchConn{c: c, enc: enc}
+	if h.ticker == nil {
+		h.ticker = time.NewTicker(TickEvery)
+		go h.tick(h.ticker.C)
+	}
 	h.mu.Unlock()
 	for {
 		var smp Sample
@@ -71,6 +77,19 @@ func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgp
 	h.mu.Unlock()
 }
 
+func (h *watchHub) tick(c <-chan time.Time) {
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-c:
+		}
+		h.mu.Lock()
+		h.do(h.d.Tick())
+		h.mu.Unlock()
+	}
+}
+
 // do performs a Detector action. The caller holds h.mu.
 func (h *watchHub) do(a Action) {
 	if h.closed {
@@ -82,17 +101,11 @@ func (h *watchHub) do(a Action) {
 			h.send(p, Order{Probe: a.Probe})
 		}
 	case a.Resolve:
-		h.send(a.Proc, Order{Resolve: true, Rank: a.Rank})
-	case a.Recheck:
-		h.timer = time.AfterFunc(recheckPause, func() {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			h.do(h.d.Recheck())
-		})
+		h.send(a.Proc, Order{Resolve: true, Rank: a.Rank, Speculative: a.Speculative})
 	case a.Deadlock:
 		select {
 		case h.s.Failures <- Failure{Proc: a.Proc, Rank: a.Rank, Code: 1,
-			Msg: "deadlock in virtual time: every unfinished rank is blocked and nothing is in flight: " + a.Blocked}:
+			Msg: "deadlock in virtual time: every unfinished rank is blocked and nothing is in flight; " + a.Blocked}:
 		default:
 		}
 	}
@@ -114,9 +127,13 @@ func (h *watchHub) send(p int, o Order) {
 func (h *watchHub) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
 	h.closed = true
-	if h.timer != nil {
-		h.timer.Stop()
+	close(h.stop)
+	if h.ticker != nil {
+		h.ticker.Stop()
 	}
 	for _, wc := range h.conns {
 		if wc != nil {

@@ -1,0 +1,260 @@
+package launch
+
+import "testing"
+
+// Tests of the job-wide stall decision (quiesce.go) as a pure function of
+// the samples processes send, in the order gompirun receives them.
+
+// quiet is a process whose ranks are all parked.
+func quiet(sent, recvd int64, activity uint64, parked int) Sample {
+	return Sample{Quiet: true, Sent: sent, Recvd: recvd, Activity: activity, Parked: parked, Rank: -1}
+}
+
+func holding(s Sample, t float64, rank int) Sample {
+	s.Cand, s.T, s.Rank = true, t, rank
+	return s
+}
+
+func answer(s Sample, wave uint64) Sample {
+	s.Wave = wave
+	return s
+}
+
+// wantProbe checks that a starts a wave and returns its number.
+func wantProbe(t *testing.T, a Action) uint64 {
+	t.Helper()
+	if a.Probe == 0 || a.Resolve || a.Deadlock {
+		t.Fatalf("got %+v, want a probe", a)
+	}
+	return a.Probe
+}
+
+func wantNothing(t *testing.T, a Action) {
+	t.Helper()
+	if a != (Action{}) {
+		t.Fatalf("got %+v, want nothing", a)
+	}
+}
+
+// Two processes parked, nothing in flight: the first wave confirms and the
+// process holding the earlier candidate is told to resolve.
+func TestDetectorResolvesTheEarliestCandidate(t *testing.T) {
+	d := NewDetector(2)
+	p0 := holding(quiet(3, 2, 10, 2), 2e-3, 1)
+	p1 := holding(quiet(2, 3, 7, 2), 1e-3, 3)
+	wantNothing(t, d.Report(0, p0)) // process 1 not heard yet
+	w0 := wantProbe(t, d.Report(1, p1))
+	wantNothing(t, d.Report(1, answer(p1, w0)))
+	a := d.Report(0, answer(p0, w0))
+	if !a.Resolve || a.Proc != 1 || a.Rank != 3 {
+		t.Fatalf("got %+v, want process 1 to resolve rank 3", a)
+	}
+	if all, spec := d.Resolved(); all != 1 || spec != 0 {
+		t.Fatalf("resolved %d, %d speculatively", all, spec)
+	}
+	// The order counts as sent until process 1 reports it consumed: a
+	// sample without it is not balanced and starts nothing.
+	wantNothing(t, d.Report(1, p1))
+	wantNothing(t, d.Report(1, quiet(3, 4, 11, 2)))    // order consumed; rank 3 sent a frame to process 0: in flight
+	w := wantProbe(t, d.Report(0, quiet(3, 3, 12, 2))) // process 0 took it: balanced
+	// Process 0 wakes again and sends before the probe reaches it: no
+	// verdict, and its answer shows a frame in flight again.
+	wantNothing(t, d.Report(0, answer(quiet(4, 3, 13, 2), w)))
+	wantNothing(t, d.Report(1, answer(quiet(3, 4, 11, 2), w)))
+	// Process 1 takes it: balanced again, a new wave.
+	if w2 := wantProbe(t, d.Report(1, quiet(3, 5, 12, 2))); w2 == w {
+		t.Fatal("the new wave reuses the old number")
+	}
+}
+
+// Equal arrival times go to the lowest rank, whichever process reports it.
+func TestDetectorTiesGoToTheLowestRank(t *testing.T) {
+	d := NewDetector(3)
+	ss := []Sample{holding(quiet(1, 1, 1, 1), 5e-6, 4), holding(quiet(1, 1, 1, 1), 5e-6, 2), holding(quiet(1, 1, 1, 1), 6e-6, 0)}
+	var w uint64
+	for p, s := range ss {
+		w = d.Report(p, s).Probe
+	}
+	if w == 0 {
+		t.Fatal("no wave")
+	}
+	var a Action
+	for p := 2; p >= 0; p-- {
+		a = d.Report(p, answer(ss[p], w))
+	}
+	if !a.Resolve || a.Proc != 1 || a.Rank != 2 {
+		t.Fatalf("got %+v, want process 1 to resolve rank 2", a)
+	}
+}
+
+// A frame in flight (sent by one process, not consumed by the other)
+// keeps the job from being judged stalled, although both are parked.
+func TestDetectorWaitsForFramesInFlight(t *testing.T) {
+	d := NewDetector(2)
+	wantNothing(t, d.Report(0, holding(quiet(5, 4, 1, 1), 1e-3, 0)))
+	wantNothing(t, d.Report(1, quiet(4, 4, 1, 1))) // 9 sent, 8 consumed
+	wantNothing(t, d.Report(1, quiet(4, 4, 1, 1)))
+	// The receiver wakes, takes it and parks again: now balanced.
+	w := wantProbe(t, d.Report(1, quiet(4, 5, 2, 1)))
+	wantNothing(t, d.Report(0, answer(holding(quiet(5, 4, 1, 1), 1e-3, 0), w)))
+	if a := d.Report(1, answer(quiet(4, 5, 2, 1), w)); !a.Resolve || a.Proc != 0 || a.Rank != 0 {
+		t.Fatalf("got %+v", a)
+	}
+}
+
+// The classic counter-example to a single snapshot: process 0 reported
+// parked, then took a frame, sent one to process 1, which took it and
+// parked; process 2 sent the first frame before it parked. The latest
+// samples balance, but the wave finds process 0's state changed (or not
+// quiet): no resolve.
+func TestDetectorProcessWakingBetweenWaves(t *testing.T) {
+	d := NewDetector(3)
+	p0 := holding(quiet(0, 0, 1, 1), 1e-3, 0)
+	wantNothing(t, d.Report(0, p0))
+	wantNothing(t, d.Report(1, quiet(0, 1, 1, 1)))
+	w := wantProbe(t, d.Report(2, quiet(1, 0, 1, 1)))
+	// Process 0 is awake when probed: it answers not quiet.
+	wantNothing(t, d.Report(0, answer(Sample{}, w)))
+	wantNothing(t, d.Report(1, answer(quiet(0, 1, 1, 1), w)))
+	wantNothing(t, d.Report(2, answer(quiet(1, 0, 1, 1), w)))
+	// Same story, but process 0 is parked again by the probe, in another
+	// nap: its counters moved too.
+	d = NewDetector(3)
+	wantNothing(t, d.Report(0, p0))
+	wantNothing(t, d.Report(1, quiet(0, 1, 1, 1)))
+	w = wantProbe(t, d.Report(2, quiet(1, 0, 1, 1)))
+	wantNothing(t, d.Report(0, answer(quiet(1, 1, 2, 1), w)))
+	wantNothing(t, d.Report(1, answer(quiet(0, 1, 1, 1), w)))
+	// 2 sent, 2 received now, all quiet: a second wave, not a verdict.
+	wantProbe(t, d.Report(2, answer(quiet(1, 0, 1, 1), w)))
+	// A rank that woke and slept again without sending or receiving across
+	// processes changes only the activity: that too blocks the verdict.
+	d = NewDetector(1)
+	w = wantProbe(t, d.Report(0, holding(quiet(0, 0, 4, 2), 1e-3, 1)))
+	if a := d.Report(0, answer(holding(quiet(0, 0, 5, 2), 1e-3, 1), w)); a.Resolve {
+		t.Fatalf("resolved across a wake-up: %+v", a)
+	}
+}
+
+// A wave's answer that arrives after an unasked sample of a later state
+// still counts for its wave; answers to old waves are ignored.
+func TestDetectorStaleAnswers(t *testing.T) {
+	d := NewDetector(2)
+	s0, s1 := holding(quiet(1, 1, 3, 1), 1e-3, 0), quiet(1, 1, 3, 1)
+	d.Report(0, s0)
+	w := wantProbe(t, d.Report(1, s1))
+	wantNothing(t, d.Report(0, answer(s0, w+7))) // not this wave
+	wantNothing(t, d.Report(0, answer(s0, w)))
+	if a := d.Report(1, answer(s1, w)); !a.Resolve || a.Rank != 0 {
+		t.Fatalf("got %+v", a)
+	}
+}
+
+// All parked, nothing in flight, no early message anywhere: a deadlock, but
+// only after DeadlockStrikes waves (the later ones started by ticks) that
+// all see the same state; a process that finished (gone) counts with its
+// last sample.
+func TestDetectorDeadlock(t *testing.T) {
+	d := NewDetector(2)
+	p0 := quiet(1, 1, 3, 1)
+	p0.Rank, p0.Blocked = 0, "rank 0 in Wait"
+	d.Report(1, quiet(0, 0, 1, 0)) // finished
+	wantNothing(t, d.Gone(1))
+	w := wantProbe(t, d.Report(0, p0))
+	a := d.Report(0, answer(p0, w))
+	for strike := 2; strike <= DeadlockStrikes; strike++ {
+		wantNothing(t, a)
+		w = wantProbe(t, d.Tick())
+		a = d.Report(0, answer(p0, w))
+	}
+	if !a.Deadlock || a.Proc != 0 || a.Rank != 0 || a.Blocked != "rank 0 in Wait" {
+		t.Fatalf("got %+v, want a deadlock", a)
+	}
+	// A change between strikes starts the count again.
+	d = NewDetector(1)
+	w = wantProbe(t, d.Report(0, p0))
+	wantNothing(t, d.Report(0, answer(p0, w))) // strike 1
+	w = wantProbe(t, d.Tick())
+	changed := p0
+	changed.Activity++
+	w = wantProbe(t, d.Report(0, answer(changed, w))) // no verdict: a new wave at once
+	for strike := 1; strike < DeadlockStrikes; strike++ {
+		wantNothing(t, d.Report(0, answer(changed, w)))
+		w = wantProbe(t, d.Tick())
+	}
+	if a := d.Report(0, answer(changed, w)); !a.Deadlock {
+		t.Fatalf("got %+v, want a deadlock %d strikes after the change", a, DeadlockStrikes)
+	}
+	// Every rank finished: nothing to report.
+	d = NewDetector(1)
+	w = wantProbe(t, d.Report(0, quiet(0, 0, 0, 0)))
+	wantNothing(t, d.Report(0, answer(quiet(0, 0, 0, 0), w)))
+	wantNothing(t, d.Report(0, answer(quiet(0, 0, 0, 0), wantProbe(t, d.Tick()))))
+}
+
+// Every process parked, samples unchanged, counters that never balance (a
+// miscount): after StuckTicks ticks the holder of the earliest early
+// message is told to resolve, speculatively. A change restarts the count.
+func TestDetectorFallbackWhenCountersNeverBalance(t *testing.T) {
+	d := NewDetector(2)
+	p0, p1 := holding(quiet(1, 0, 2, 1), 3e-3, 0), holding(quiet(0, 0, 2, 1), 2e-3, 1)
+	wantNothing(t, d.Report(0, p0))
+	wantNothing(t, d.Report(1, p1))
+	tick := func() Action {
+		a := d.Tick()
+		if a.Probe != 0 {
+			wantNothing(t, d.Report(0, answer(p0, a.Probe)))
+			wantNothing(t, d.Report(1, answer(p1, a.Probe)))
+		}
+		return a
+	}
+	for i := 0; i < StuckTicks; i++ {
+		if a := tick(); a.Probe == 0 {
+			t.Fatalf("tick %d: got %+v, want a probe", i, a)
+		}
+	}
+	p1.Activity++ // a rank woke and slept again: the count restarts
+	wantNothing(t, d.Report(1, p1))
+	for i := 0; i < StuckTicks; i++ {
+		if a := tick(); a.Probe == 0 {
+			t.Fatalf("tick %d after the change: got %+v, want a probe", i, a)
+		}
+	}
+	a := tick()
+	if !a.Resolve || !a.Speculative || a.Proc != 1 || a.Rank != 1 {
+		t.Fatalf("got %+v, want process 1 to resolve rank 1 speculatively", a)
+	}
+	if all, spec := d.Resolved(); all != 1 || spec != 1 {
+		t.Fatalf("resolved %d, %d speculatively", all, spec)
+	}
+}
+
+// A wave a process does not answer is abandoned after AbandonTicks ticks.
+func TestDetectorAbandonsUnansweredWaves(t *testing.T) {
+	d := NewDetector(2)
+	d.Report(0, quiet(0, 0, 1, 1))
+	w := wantProbe(t, d.Report(1, quiet(0, 0, 1, 1)))
+	wantNothing(t, d.Report(0, answer(quiet(0, 0, 1, 1), w)))
+	for i := 1; i < AbandonTicks; i++ {
+		wantNothing(t, d.Tick())
+	}
+	if w2 := wantProbe(t, d.Tick()); w2 == w {
+		t.Fatal("same wave number")
+	}
+	wantNothing(t, d.Report(1, answer(quiet(0, 0, 1, 1), w))) // too late
+}
+
+func (s Sample) with(sent, recvd int64) Sample {
+	s.Sent, s.Recvd = sent, recvd
+	return s
+}
+
+// Out-of-range processes and processes that left are ignored.
+func TestDetectorBadInput(t *testing.T) {
+	d := NewDetector(1)
+	wantNothing(t, d.Report(-1, quiet(0, 0, 0, 1)))
+	wantNothing(t, d.Report(1, quiet(0, 0, 0, 1)))
+	wantNothing(t, d.Gone(5))
+	d.Gone(0)
+	wantNothing(t, d.Report(0, quiet(0, 0, 0, 1)))
+}
