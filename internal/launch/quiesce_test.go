@@ -1,6 +1,10 @@
 package launch
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
 
 // Tests of the job-wide stall decision (quiesce.go) as a pure function of
 // the samples processes send, in the order gompirun receives them.
@@ -257,4 +261,71 @@ func TestDetectorBadInput(t *testing.T) {
 	wantNothing(t, d.Gone(5))
 	d.Gone(0)
 	wantNothing(t, d.Report(0, quiet(0, 0, 0, 1)))
+}
+
+// The watch connections end to end: two agents report parked processes,
+// answer gompirun's probe, and the one holding the earliest early message
+// gets the order to resolve; closing the server ends both connections.
+func TestWatchOverTheExchange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.sock")
+	s, err := Serve(path, "tok", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := DialWatch(&Env{Exchange: path, Token: "bad", Proc: 0}); err == nil {
+		t.Fatal("a watch with the wrong token was accepted")
+	}
+	state := []Sample{holding(quiet(1, 0, 5, 1), 2e-3, 0), holding(quiet(0, 1, 5, 1), 1e-3, 1)}
+	orders := make(chan [2]int, 4)
+	ended := make(chan int, 2)
+	var ws []*Watch
+	for p := range state {
+		w, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+		go func() {
+			for {
+				o, err := w.Next()
+				if err != nil {
+					ended <- p
+					return
+				}
+				if o.Probe != 0 {
+					w.Send(answer(state[p], o.Probe))
+				} else if o.Resolve {
+					orders <- [2]int{p, o.Rank}
+				}
+			}
+		}()
+	}
+	for p, w := range ws {
+		if err := w.Send(state[p]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case o := <-orders:
+		if o != [2]int{1, 1} {
+			t.Fatalf("process %d told to resolve rank %d; want process 1, rank 1", o[0], o[1])
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no order")
+	}
+	if all, spec := s.StallsResolved(); all != 1 || spec != 0 {
+		t.Fatalf("resolved %d, %d speculatively", all, spec)
+	}
+	s.Close()
+	for range ws {
+		select {
+		case <-ended:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a watch connection outlived the server")
+		}
+	}
+	for _, w := range ws {
+		w.Close()
+	}
 }

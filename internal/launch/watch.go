@@ -160,7 +160,8 @@ func DialWatch(e *Env) (*Watch, error) {
 	w := &Watch{conn: conn, enc: msgpack.NewEncoder(conn), dec: msgpack.NewDecoder(conn)}
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
 	var r reply
-	if err := w.enc.Encode(&request{Op: "watch", Token: e.Token, Proc: e.Proc}); err == nil {
+	err = w.enc.Encode(&request{Op: "watch", Token: e.Token, Proc: e.Proc})
+	if err == nil {
 		err = w.dec.Decode(&r)
 	}
 	if err == nil && r.Err != "" {
