@@ -3,6 +3,7 @@ package mpi
 import (
 	"math"
 	"sync/atomic"
+	"time"
 
 	"github.com/gompi/gompi/transport"
 )
@@ -34,15 +35,17 @@ import (
 // parked with nothing in flight and tells the process holding the job's
 // earliest early message to resolve (virtual_quiesce.go,
 // internal/launch/quiesce.go). The choice is the same as in one process.
-// Should the detection be wrong-footed (every process parked, but the
-// counters never balance: a miscount), gompirun still tells the holder of
-// the earliest early message to resolve after a bounded delay, and the
-// report counts that resolution as speculative; a process whose agent has
-// lost gompirun resolves at once, as worlds without one always did: that is
-// exact when the stall is real, and otherwise stamps the reply from t_a
-// rather than from the next wait's start (docs/model.md). Non-blocking
-// waits (Test and friends, temporally sensitive calls) deal with early
-// messages at once, since a polling loop never parks.
+// Bounded fallbacks, all speculative and counted in the report: should
+// the detection be wrong-footed (every process parked, but the counters
+// never balance: a miscount), gompirun still tells the holder of the
+// earliest early message to resolve after a bounded delay; a rank parked
+// with early messages for parkedFallback resolves itself; a process whose
+// agent has lost gompirun resolves at once, as worlds without one always
+// did. A speculative resolution is exact when the stall is real, and
+// otherwise stamps the reply from t_a rather than from the next wait's
+// start (docs/model.md). Non-blocking waits (Test and friends, temporally
+// sensitive calls) deal with early messages at once, since a polling loop
+// never parks.
 
 // earliestEarly is the index of the early message other ranks may be
 // waiting for with the smallest t_a, or -1. Those are REQ and ACK (the peer
@@ -126,6 +129,15 @@ func (w *world) resolveStall(r *rank) *rank {
 	return pick
 }
 
+// parkedFallback bounds how long a rank of a multi-process world stays
+// parked with early messages before it resolves the stall itself,
+// speculatively. gompirun resolves a stall once every rank of the job is
+// parked (a few round trips: under a millisecond on an idle host), so this
+// fires only while a rank of the job polls (Test in a loop: its process
+// is never parked, and without it such a job would livelock) or computes
+// for longer than this in host time, or if gompirun cannot be reached.
+var parkedFallback = 2 * time.Second
+
 // resolveEarly is called by a waiting phase that found its inbox empty: it
 // deals with the earliest early REQ/ACK/DATA when told to (a stall), in a
 // non-blocking wait, or in a multi-process world without a working agent;
@@ -136,7 +148,9 @@ func (r *rank) resolveEarly(block bool) bool {
 	// would make every park return at once, and this rank, never asleep,
 	// would keep the job from picking the rank that really holds the stall.
 	resolve := r.resolve.Swap(false)
-	guess := r.guess.Swap(false)
+	guess := r.guess.Swap(false) || r.fellBack
+	resolve = resolve || r.fellBack
+	r.fellBack = false
 	if len(r.early) == 0 || !(resolve || !block || !r.w.local && !r.w.q.working()) || !r.progressEarly() {
 		return false
 	}
@@ -153,8 +167,17 @@ func (r *rank) resolveEarly(block bool) bool {
 // resolves a stall (one process) or tells the agent (several).
 func (r *rank) parkVirtual(done func() bool) {
 	r.publishStall()
+	r.parks++
+	gen := r.parks
+	var fallback *time.Timer
+	if r.w.q != nil && r.stallMin.Load() != 0 {
+		fallback = time.AfterFunc(parkedFallback, func() {
+			r.fired.Store(gen) // a late timer stores an old gen, which no park waits for
+			r.inbox.Kick()
+		})
+	}
 	r.inbox.Park(func() bool {
-		if done() || r.w.aborted.Load() || r.resolve.Load() {
+		if done() || r.w.aborted.Load() || r.resolve.Load() || r.fired.Load() == gen {
 			return true
 		}
 		if asleep, _ := r.inbox.Asleep(); asleep {
@@ -165,6 +188,10 @@ func (r *rank) parkVirtual(done func() bool) {
 		}
 		return false
 	})
+	if fallback != nil {
+		fallback.Stop()
+		r.fellBack = r.fired.Load() == gen
+	}
 	r.unpublishStall()
 }
 
@@ -174,6 +201,9 @@ type stallState struct {
 	resolve  atomic.Bool   // told to deal with its earliest early REQ/ACK/DATA
 
 	// Multi-process worlds with an agent (virtual_quiesce.go).
-	guess     atomic.Bool  // the resolve request is gompirun's fallback, not a detected stall
-	xout, xin atomic.Int64 // frames sent to / taken from ranks of other processes
+	guess     atomic.Bool   // the resolve request is gompirun's fallback, not a detected stall
+	xout, xin atomic.Int64  // frames sent to / taken from ranks of other processes
+	fired     atomic.Uint64 // the park whose fallback timer fired (parkedFallback)
+	parks     uint64        // parks so far: identifies the current one
+	fellBack  bool          // the last park ended by its fallback timer
 }

@@ -354,3 +354,42 @@ func TestVirtualDeadlockAcrossProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualStallAcrossProcesses: with -chain, testdata/earlyack stalls
+// for real (every rank waits; rank 0 holds rank 1's early ACK). The stall
+// is resolved exactly as in one process, the ACK dealt with at its arrival
+// 2 l, so rank 1 ends at that plus the rendezvous DATA's one-way time (and
+// the start of its 8-byte send to rank 2), with
+// the ranks in one process and in three, over shared memory and TCP. With
+// -poll rank 1 polls with Test, its process never parks, and only rank 0's
+// fallback (mpi's parkedFallback, 2 s) resolves the stall: the job ends
+// and the report counts a speculative stall.
+func TestVirtualStallAcrossProcesses(t *testing.T) {
+	prog := vprog(t, "earlyack")
+	const s, small = 256 << 10, 8
+	want := 2*meshL + 2*s/meshBMem + s/meshBNet + meshL + small/meshBMem // then it sends 8 bytes to rank 2
+	var ref []float64
+	for _, c := range []struct {
+		np  string
+		env []string
+	}{{"1", nil}, {"3", nil}, {"3", tcp}} {
+		rep, _ := vrun(t, c.env, "-np", c.np, "-virtual", "3", "-cpu-scale", "0", "-machine", "testdata/vmesh.json", prog, "-chain")
+		var ends []float64
+		for _, r := range rep.PerRank {
+			ends = append(ends, r.End)
+		}
+		if ref == nil {
+			ref = ends
+		}
+		if fmt.Sprint(ends) != fmt.Sprint(ref) || math.Abs(ends[1]-want) > 1e-9*want {
+			t.Errorf("-np %s %v: ranks end at %v; -np 1 gave %v, rank 1 must end at %.12g", c.np, c.env, ends, ref, want)
+		}
+		if rep.Stalls != 1 || rep.SpeculativeStalls != 0 {
+			t.Errorf("-np %s %v: %d stalls resolved exactly, %d speculatively; want 1 and 0", c.np, c.env, rep.Stalls, rep.SpeculativeStalls)
+		}
+	}
+	rep, r := vrun(t, nil, "-np", "3", "-virtual", "3", "-cpu-scale", "0", "-machine", "testdata/vmesh.json", prog, "-chain", "-poll")
+	if rep.SpeculativeStalls != 1 || !strings.Contains(r.stderr, "speculative stalls: 1 of 1") {
+		t.Errorf("-poll: %d stalls resolved exactly, %d speculatively; want 0 and 1 (stderr:\n%s)", rep.Stalls, rep.SpeculativeStalls, r.stderr)
+	}
+}
