@@ -5,7 +5,13 @@
 //
 //	GOMPI_TRANSPORT=tcp go run ./cmd/gompirun -np 2 ./samples/osu -test latency
 //
-// Usage: go run ./samples/tcpbaseline [-size 8] [-iters 20000]
+// With -handoff each process receives through a reader goroutine that
+// passes every message to the main goroutine over a channel, as gompi's
+// connection goroutines hand frames to ranks: the difference between the
+// two runs (with GOMAXPROCS=1, as gompirun sets for TCP jobs) is the cost
+// of that hand-off alone.
+//
+// Usage: go run ./samples/tcpbaseline [-size 8] [-iters 20000] [-handoff]
 package main
 
 import (
@@ -25,6 +31,7 @@ const peerEnv = "TCPBASELINE_PEER"
 func main() {
 	size := flag.Int("size", 8, "message size in bytes")
 	iters := flag.Int("iters", 20000, "round trips")
+	handoff := flag.Bool("handoff", false, "receive through a reader goroutine and a channel")
 	flag.Parse()
 	if *size < 1 || *iters < 1 {
 		fmt.Fprintln(os.Stderr, "tcpbaseline: -size and -iters must be at least 1")
@@ -32,12 +39,16 @@ func main() {
 	}
 	var err error
 	if addr := os.Getenv(peerEnv); addr != "" {
-		err = echo(addr, *size, *iters)
+		err = echo(addr, *size, *iters, *handoff)
 	} else {
 		var d time.Duration
-		if d, err = measure(*size, *iters); err == nil {
-			fmt.Printf("plain Go TCP ping-pong, 2 processes, %d B: one-way %.2f us\n",
-				*size, float64(d.Nanoseconds())/float64(2**iters)/1e3)
+		if d, err = measure(*size, *iters, *handoff); err == nil {
+			how := ""
+			if *handoff {
+				how = ", received through a reader goroutine"
+			}
+			fmt.Printf("plain Go TCP ping-pong, 2 processes%s, %d B: one-way %.2f us\n",
+				how, *size, float64(d.Nanoseconds())/float64(2**iters)/1e3)
 		}
 	}
 	if err != nil {
@@ -47,7 +58,7 @@ func main() {
 }
 
 // measure listens, starts the peer, and times iters round trips.
-func measure(size, iters int) (time.Duration, error) {
+func measure(size, iters int, handoff bool) (time.Duration, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -57,7 +68,8 @@ func measure(size, iters int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	peer := exec.Command(self, fmt.Sprintf("-size=%d", size), fmt.Sprintf("-iters=%d", iters))
+	peer := exec.Command(self, fmt.Sprintf("-size=%d", size), fmt.Sprintf("-iters=%d", iters),
+		fmt.Sprintf("-handoff=%t", handoff))
 	peer.Env = append(os.Environ(), peerEnv+"="+ln.Addr().String())
 	peer.Stderr = os.Stderr
 	if err := peer.Start(); err != nil {
@@ -73,20 +85,53 @@ func measure(size, iters int) (time.Duration, error) {
 	defer c.Close()
 	c.(*net.TCPConn).SetNoDelay(true)
 	buf := make([]byte, size)
+	recv := receiver(c, size, handoff)
 	t0 := time.Now()
 	for i := 0; i < iters; i++ {
 		if _, err := c.Write(buf); err != nil {
 			return 0, err
 		}
-		if _, err := io.ReadFull(c, buf); err != nil {
+		if err := recv(buf); err != nil {
 			return 0, err
 		}
 	}
 	return time.Since(t0), nil
 }
 
+// receiver returns the function that reads the next message into buf:
+// straight from c, or with handoff from a reader goroutine that reads each
+// message into a buffer of its own and sends it over a channel.
+func receiver(c net.Conn, size int, handoff bool) func(buf []byte) error {
+	if !handoff {
+		return func(buf []byte) error {
+			_, err := io.ReadFull(c, buf)
+			return err
+		}
+	}
+	type msg struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan msg, 1)
+	go func() {
+		for {
+			b := make([]byte, size)
+			_, err := io.ReadFull(c, b)
+			ch <- msg{b, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func(buf []byte) error {
+		m := <-ch
+		copy(buf, m.b)
+		return m.err
+	}
+}
+
 // echo is the peer: it sends every message back.
-func echo(addr string, size, iters int) error {
+func echo(addr string, size, iters int, handoff bool) error {
 	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		return err
@@ -94,8 +139,9 @@ func echo(addr string, size, iters int) error {
 	defer c.Close()
 	c.(*net.TCPConn).SetNoDelay(true)
 	buf := make([]byte, size)
+	recv := receiver(c, size, handoff)
 	for i := 0; i < iters; i++ {
-		if _, err := io.ReadFull(c, buf); err != nil {
+		if err := recv(buf); err != nil {
 			return err
 		}
 		if _, err := c.Write(buf); err != nil {

@@ -19,6 +19,10 @@ func TestBaselineRuns(t *testing.T) {
 	if !regexp.MustCompile(`one-way [0-9.]+ us`).Match(out) {
 		t.Fatalf("unexpected output: %s", out)
 	}
+	out, err = exec.Command(bin, "-iters", "200", "-handoff").CombinedOutput()
+	if err != nil || !regexp.MustCompile(`reader goroutine, 8 B: one-way [0-9.]+ us`).Match(out) {
+		t.Fatalf("-handoff: %v\n%s", err, out)
+	}
 	if err := exec.Command(bin, "-iters", "0").Run(); err == nil {
 		t.Fatal("-iters 0 accepted")
 	}

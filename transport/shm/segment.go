@@ -100,6 +100,17 @@ func createSegment(path string, nlocal int, ringSize uint64, cma bool) (*segment
 	return s, nil
 }
 
+// prefault maps b's pages now (MADV_POPULATE_WRITE, Linux 5.14 and later;
+// elsewhere it does nothing). A ring's pages are otherwise faulted in by
+// its first pass, one fault per 4 KiB of records on each side: measured, a
+// ping-pong's first ten thousand 8-byte messages took 0.5 us one-way
+// instead of 0.4.
+func prefault(b []byte) {
+	if len(b) > 0 {
+		unix.Madvise(b, unix.MADV_POPULATE_WRITE)
+	}
+}
+
 // attachSegment maps a peer's segment. The peer creates it before the job's
 // init barrier, so it normally exists; a short bounded retry covers a peer
 // that is still writing its header.

@@ -136,6 +136,7 @@ func Open(cfg Config) (*Transport, error) {
 	for i := range t.in {
 		if i != cfg.LocalProc {
 			t.in[i] = &inRing{ringView: t.own.ring(i), from: i}
+			prefault(t.in[i].data)
 		}
 	}
 	for _, ib := range cfg.Inboxes {
@@ -246,6 +247,7 @@ func (t *Transport) peer(p int) (*peer, error) {
 	}
 	pr := &peer{proc: p, seg: seg}
 	pr.out.ringView = seg.ring(t.cfg.LocalProc)
+	prefault(pr.out.data)
 	pr.out.pos = pr.out.tail.Load()
 	pr.out.seenHead = pr.out.head.Load()
 	t.peers[p].Store(pr)
