@@ -143,12 +143,15 @@ var parkedFallback = 2 * time.Second
 // non-blocking wait, or in a multi-process world without a working agent;
 // it reports whether it did.
 func (r *rank) resolveEarly(block bool) bool {
+	if !r.virtual {
+		return false // no early queue, nobody asks
+	}
 	// A request to resolve a stall is consumed even when the early message
 	// it was about has been dealt with meanwhile: a stale request left set
 	// would make every park return at once, and this rank, never asleep,
 	// would keep the job from picking the rank that really holds the stall.
 	resolve := r.resolve.Swap(false)
-	guess := r.guess.Swap(false) || r.fellBack
+	guess := r.fellBack || resolve && r.guess.Swap(false) // the agent sets guess before resolve
 	resolve = resolve || r.fellBack
 	r.fellBack = false
 	if len(r.early) == 0 || !(resolve || !block || !r.w.local && !r.w.q.working()) || !r.progressEarly() {
