@@ -69,10 +69,10 @@ const (
 	// must find the same state, the job parked with nothing in flight and
 	// no early message, before the Detector reports a deadlock.
 	DeadlockStrikes = 3
-	// StuckTicks is how many ticks every process may stay parked, its
-	// samples unchanged, with counters that do not balance (a miscount:
-	// nothing stays in flight that long) before the holder of the earliest
-	// early message is told to resolve anyway, speculatively.
+	// After more than StuckTicks ticks with every process parked, its
+	// samples unchanged, and counters that do not balance (a miscount:
+	// nothing stays in flight that long), the holder of the earliest early
+	// message is told to resolve anyway, speculatively.
 	StuckTicks = 3
 	// AbandonTicks is how many ticks a wave may wait for its answers.
 	AbandonTicks = 5
@@ -94,11 +94,11 @@ type Detector struct {
 	issued  int64 // resolve orders given: they count as sent, their consumption as received
 	guessed int64 // of which speculative
 
-	strikes   int      // consecutive deadlock verdicts on strikeAt
-	strikeAt  []Sample //
-	stuck     int      // ticks all quiet, unbalanced, on stuckAt
-	stuckAt   []Sample //
-	waveTicks int      // ticks the wave in flight has waited
+	strikes   int      // consecutive deadlock verdicts, all on the samples strikeAt
+	strikeAt  []Sample
+	stuck     int // consecutive ticks all quiet and unbalanced, on the samples stuckAt
+	stuckAt   []Sample
+	waveTicks int // ticks the wave in flight has waited
 }
 
 // NewDetector returns a detector for a job of n processes.
@@ -195,6 +195,13 @@ func (d *Detector) evaluate() Action {
 }
 
 func (d *Detector) startWave() Action {
+	left := false
+	for p := range d.gone {
+		left = left || !d.gone[p]
+	}
+	if !left {
+		return Action{} // every process has left: nothing to ask
+	}
 	copy(d.base, d.latest)
 	d.waves++
 	d.wave = d.waves
