@@ -94,7 +94,7 @@ type Detector struct {
 	issued  int64 // resolve orders given: they count as sent, their consumption as received
 	guessed int64 // of which speculative
 
-	strikes   int      // consecutive deadlock verdicts, all on the samples strikeAt
+	strikes   int // consecutive deadlock verdicts, all on the samples strikeAt
 	strikeAt  []Sample
 	stuck     int // consecutive ticks all quiet and unbalanced, on the samples stuckAt
 	stuckAt   []Sample
