@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gompi/gompi/internal/launch"
 	"github.com/gompi/gompi/transport"
@@ -83,6 +84,9 @@ type quiesceAgent struct {
 	poked       chan struct{}
 	orders      atomic.Int64 // resolve orders carried out (woken ranks)
 	dead        atomic.Bool  // the watch connection failed
+	want        atomic.Bool  // probed since the last unasked report: report the next change
+	armed       atomic.Bool  // a decision is under way (Order.Arm): report every change
+	disarm      *time.Timer  // clears armed armTime after the last Order.Arm
 	stop        chan struct{}
 	wg          sync.WaitGroup
 
@@ -99,6 +103,8 @@ func startQuiesce(env *launch.Env, w *world, completions func() (int64, int64)) 
 	}
 	a := &quiesceAgent{w: w, watch: watch, completions: completions,
 		poked: make(chan struct{}, 1), stop: make(chan struct{})}
+	a.disarm = time.AfterFunc(time.Hour, func() { a.armed.Store(false) })
+	a.disarm.Stop()
 	a.wg.Add(2)
 	go a.orderLoop()
 	go a.pokeLoop()
@@ -119,10 +125,20 @@ func (a *quiesceAgent) lost() {
 	}
 }
 
-// poke asks the agent to sample: a rank is about to sleep, or finished
-// (nil-safe).
+// armTime is how long an agent reports every change after gompirun's last
+// probe for a decision under way (Order.Arm): the waves of one stall
+// follow each other within milliseconds.
+const armTime = 50 * time.Millisecond
+
+// poke is called when a rank is about to sleep, or finished (nil-safe). It
+// asks the agent to sample when gompirun may need to hear that the process
+// is parked: a parked rank holds an early message others wait for (a
+// stall candidate), gompirun probed the process since its last report, or
+// gompirun is deciding (armed). A job without stalls thus costs no report
+// per park, only answers to gompirun's periodic probes and a report after
+// each.
 func (a *quiesceAgent) poke() {
-	if a == nil {
+	if a == nil || a.w.stalls.Load() == 0 && !a.want.Load() && !a.armed.Load() {
 		return
 	}
 	select {
@@ -144,6 +160,7 @@ func (a *quiesceAgent) pokeLoop() {
 		a.mu.Lock()
 		if s := a.sample(); s.Quiet && (!a.sentAny || s != a.last) {
 			a.send(s)
+			a.want.Store(false)
 		}
 		a.mu.Unlock()
 	}
@@ -181,9 +198,14 @@ func (a *quiesceAgent) orderLoop() {
 		switch {
 		case o.Probe != 0:
 			a.mu.Lock()
+			a.want.Store(true) // before the sample: a rank parking after it must report
 			s := a.sample()
 			s.Wave = o.Probe
 			a.send(s)
+			if o.Arm {
+				a.armed.Store(true)
+				a.disarm.Reset(armTime)
+			}
 			a.mu.Unlock()
 		case o.Resolve:
 			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
@@ -273,6 +295,7 @@ func (a *quiesceAgent) blocked() string {
 // closes the watch connection.
 func (a *quiesceAgent) finish() {
 	close(a.stop)
+	a.disarm.Stop()
 	a.mu.Lock()
 	a.send(a.sample())
 	a.mu.Unlock()

@@ -44,6 +44,7 @@ func same(a, b Sample) bool {
 // Order is what gompirun tells a process's agent.
 type Order struct {
 	Probe       uint64 `msgpack:"w,omitempty"` // answer with a Sample for this wave
+	Arm         bool   `msgpack:"a,omitempty"` // a decision is under way: report changes for a while
 	Resolve     bool   `msgpack:"x,omitempty"` // Rank deals with its earliest early message
 	Rank        int    `msgpack:"k,omitempty"`
 	Speculative bool   `msgpack:"g,omitempty"` // the fallback, not a detected stall
@@ -51,8 +52,9 @@ type Order struct {
 
 // Action is what the Detector asks its driver to do.
 type Action struct {
-	Probe       uint64 // send Order{Probe} to every process still connected
-	Resolve     bool   // send Order{Resolve, Rank, Speculative} to process Proc
+	Probe       uint64 // send Order{Probe, Arm} to every process still connected
+	Arm         bool
+	Resolve     bool // send Order{Resolve, Rank, Speculative} to process Proc
 	Speculative bool
 	Proc        int
 	Rank        int
@@ -119,7 +121,14 @@ func (d *Detector) Report(p int, s Sample) Action {
 	}
 	d.latest[p], d.have[p] = s, true
 	if d.wave == 0 {
-		return d.evaluate()
+		if a := d.evaluate(); a.Probe != 0 || !s.Quiet || !s.Cand {
+			return a
+		}
+		// A process parked holding a stall candidate, and what is known of
+		// the others may be stale: agents report unasked only when they
+		// hold a candidate or were probed since their last report. Ask
+		// everyone (which also makes each report its next change).
+		return d.startWave(true)
 	}
 	if s.Wave != d.wave || d.got[p] {
 		return Action{} // unasked, or for an older wave: kept as the latest
@@ -182,7 +191,23 @@ func (d *Detector) Tick() Action {
 	} else {
 		d.stuck = 0
 	}
-	return d.startWave()
+	return d.startWave(false)
+}
+
+// again follows a wave that decided nothing. A process that reported
+// unasked while the wave was out may have been holding a candidate: its
+// report then started no wave, so one starts now. Otherwise the reports to
+// come (agents report changes while armed) or the next tick start one.
+func (d *Detector) again() Action {
+	if a := d.evaluate(); a.Probe != 0 {
+		return a
+	}
+	for p := range d.latest {
+		if s := d.latest[p]; s.Quiet && s.Cand && !same(s, d.resp[p]) {
+			return d.startWave(true)
+		}
+	}
+	return Action{}
 }
 
 // evaluate starts a wave when the latest samples say every process is quiet
@@ -191,10 +216,12 @@ func (d *Detector) evaluate() Action {
 	if !d.allQuiet(d.latest) || !d.balanced(d.latest) {
 		return Action{}
 	}
-	return d.startWave()
+	return d.startWave(true)
 }
 
-func (d *Detector) startWave() Action {
+// startWave probes every process. arm says a decision is under way (not
+// the periodic refresh of Tick): agents then report changes for a while.
+func (d *Detector) startWave(arm bool) Action {
 	left := false
 	for p := range d.gone {
 		left = left || !d.gone[p]
@@ -212,7 +239,7 @@ func (d *Detector) startWave() Action {
 			d.resp[p] = d.latest[p]
 		}
 	}
-	return Action{Probe: d.wave}
+	return Action{Probe: d.wave, Arm: arm}
 }
 
 func (d *Detector) allQuiet(ss []Sample) bool {
@@ -261,12 +288,12 @@ func (d *Detector) conclude() Action {
 	for p := range d.resp {
 		if !d.resp[p].Quiet || !same(d.resp[p], d.base[p]) {
 			d.strikes = 0
-			return d.evaluate() // something happened: try again with what is known now
+			return d.again() // something happened: try again with what is known now
 		}
 	}
 	if !d.balanced(d.resp) {
 		d.strikes = 0
-		return Action{}
+		return d.again() // in flight then; reports that came meanwhile may say it arrived
 	}
 	d.stuck = 0
 	if best := earliest(d.resp); best >= 0 {

@@ -46,10 +46,15 @@ func TestDetectorResolvesTheEarliestCandidate(t *testing.T) {
 	d := NewDetector(2)
 	p0 := holding(quiet(3, 2, 10, 2), 2e-3, 1)
 	p1 := holding(quiet(2, 3, 7, 2), 1e-3, 3)
-	wantNothing(t, d.Report(0, p0)) // process 1 not heard yet
-	w0 := wantProbe(t, d.Report(1, p1))
-	wantNothing(t, d.Report(1, answer(p1, w0)))
-	a := d.Report(0, answer(p0, w0))
+	// Process 0 parks holding a candidate; process 1 has not been heard:
+	// everyone is asked.
+	w1 := wantProbe(t, d.Report(0, p0))
+	wantNothing(t, d.Report(0, answer(p0, w1)))
+	// Process 1 is parked too, but what was known before the wave said
+	// nothing of it: a second wave, which confirms.
+	w2 := wantProbe(t, d.Report(1, answer(p1, w1)))
+	wantNothing(t, d.Report(1, answer(p1, w2)))
+	a := d.Report(0, answer(p0, w2))
 	if !a.Resolve || a.Proc != 1 || a.Rank != 3 {
 		t.Fatalf("got %+v, want process 1 to resolve rank 3", a)
 	}
@@ -57,10 +62,13 @@ func TestDetectorResolvesTheEarliestCandidate(t *testing.T) {
 		t.Fatalf("resolved %d, %d speculatively", all, spec)
 	}
 	// The order counts as sent until process 1 reports it consumed: a
-	// sample without it is not balanced and starts nothing.
-	wantNothing(t, d.Report(1, p1))
-	wantNothing(t, d.Report(1, quiet(3, 4, 11, 2)))    // order consumed; rank 3 sent a frame to process 0: in flight
-	w := wantProbe(t, d.Report(0, quiet(3, 3, 12, 2))) // process 0 took it: balanced
+	// sample without it is not balanced; with a candidate, it refreshes
+	// what is known, which confirms nothing.
+	w := wantProbe(t, d.Report(1, p1))
+	wantNothing(t, d.Report(1, answer(p1, w)))
+	wantNothing(t, d.Report(0, answer(p0, w)))
+	wantNothing(t, d.Report(1, quiet(3, 4, 11, 2)))   // order consumed; rank 3 sent a frame to process 0: in flight
+	w = wantProbe(t, d.Report(0, quiet(3, 3, 12, 2))) // process 0 took it: balanced
 	// Process 0 wakes again and sends before the probe reaches it: no
 	// verdict, and its answer shows a frame in flight again.
 	wantNothing(t, d.Report(0, answer(quiet(4, 3, 13, 2), w)))
@@ -75,29 +83,40 @@ func TestDetectorResolvesTheEarliestCandidate(t *testing.T) {
 func TestDetectorTiesGoToTheLowestRank(t *testing.T) {
 	d := NewDetector(3)
 	ss := []Sample{holding(quiet(1, 1, 1, 1), 5e-6, 4), holding(quiet(1, 1, 1, 1), 5e-6, 2), holding(quiet(1, 1, 1, 1), 6e-6, 0)}
-	var w uint64
-	for p, s := range ss {
-		w = d.Report(p, s).Probe
-	}
-	if w == 0 {
-		t.Fatal("no wave")
-	}
-	var a Action
-	for p := 2; p >= 0; p-- {
-		a = d.Report(p, answer(ss[p], w))
-	}
-	if !a.Resolve || a.Proc != 1 || a.Rank != 2 {
+	a := d.Report(0, ss[0])
+	d.Report(1, ss[1])
+	d.Report(2, ss[2])
+	if a = settle(d, ss, a); !a.Resolve || a.Proc != 1 || a.Rank != 2 {
 		t.Fatalf("got %+v, want process 1 to resolve rank 2", a)
 	}
+}
+
+// settle answers every wave with the processes' samples until the detector
+// does something else.
+func settle(d *Detector, ss []Sample, a Action) Action {
+	for i := 0; a.Probe != 0 && i < 10; i++ {
+		w := a.Probe
+		a = Action{}
+		for p := len(ss) - 1; p >= 0; p-- {
+			if b := d.Report(p, answer(ss[p], w)); b != (Action{}) {
+				a = b
+			}
+		}
+	}
+	return a
 }
 
 // A frame in flight (sent by one process, not consumed by the other)
 // keeps the job from being judged stalled, although both are parked.
 func TestDetectorWaitsForFramesInFlight(t *testing.T) {
 	d := NewDetector(2)
-	wantNothing(t, d.Report(0, holding(quiet(5, 4, 1, 1), 1e-3, 0)))
-	wantNothing(t, d.Report(1, quiet(4, 4, 1, 1))) // 9 sent, 8 consumed
+	p0 := holding(quiet(5, 4, 1, 1), 1e-3, 0)
 	wantNothing(t, d.Report(1, quiet(4, 4, 1, 1)))
+	// 9 sent, 8 consumed: the candidate's holder gets everyone asked, and
+	// the answers do not balance.
+	if a := settle(d, []Sample{p0, quiet(4, 4, 1, 1)}, d.Report(0, p0)); a != (Action{}) {
+		t.Fatalf("got %+v with a frame in flight", a)
+	}
 	// The receiver wakes, takes it and parks again: now balanced.
 	w := wantProbe(t, d.Report(1, quiet(4, 5, 2, 1)))
 	wantNothing(t, d.Report(0, answer(holding(quiet(5, 4, 1, 1), 1e-3, 0), w)))
@@ -114,9 +133,9 @@ func TestDetectorWaitsForFramesInFlight(t *testing.T) {
 func TestDetectorProcessWakingBetweenWaves(t *testing.T) {
 	d := NewDetector(3)
 	p0 := holding(quiet(0, 0, 1, 1), 1e-3, 0)
-	wantNothing(t, d.Report(0, p0))
 	wantNothing(t, d.Report(1, quiet(0, 1, 1, 1)))
-	w := wantProbe(t, d.Report(2, quiet(1, 0, 1, 1)))
+	wantNothing(t, d.Report(2, quiet(1, 0, 1, 1)))
+	w := wantProbe(t, d.Report(0, p0))
 	// Process 0 is awake when probed: it answers not quiet.
 	wantNothing(t, d.Report(0, answer(Sample{}, w)))
 	wantNothing(t, d.Report(1, answer(quiet(0, 1, 1, 1), w)))
@@ -124,9 +143,9 @@ func TestDetectorProcessWakingBetweenWaves(t *testing.T) {
 	// Same story, but process 0 is parked again by the probe, in another
 	// nap: its counters moved too.
 	d = NewDetector(3)
-	wantNothing(t, d.Report(0, p0))
 	wantNothing(t, d.Report(1, quiet(0, 1, 1, 1)))
-	w = wantProbe(t, d.Report(2, quiet(1, 0, 1, 1)))
+	wantNothing(t, d.Report(2, quiet(1, 0, 1, 1)))
+	w = wantProbe(t, d.Report(0, p0))
 	wantNothing(t, d.Report(0, answer(quiet(1, 1, 2, 1), w)))
 	wantNothing(t, d.Report(1, answer(quiet(0, 1, 1, 1), w)))
 	// 2 sent, 2 received now, all quiet: a second wave, not a verdict.
@@ -140,13 +159,29 @@ func TestDetectorProcessWakingBetweenWaves(t *testing.T) {
 	}
 }
 
+// A report that comes while a wave is out, and balances the counters the
+// wave's answers do not, starts the next wave as soon as that one ends (it
+// once waited for a tick: 200 ms per stall, now and then).
+func TestDetectorReportDuringWave(t *testing.T) {
+	d := NewDetector(2)
+	p0 := holding(quiet(1, 0, 1, 1), 1e-3, 0) // sent a frame to process 1
+	p1 := quiet(0, 0, 1, 1)
+	wantNothing(t, d.Report(1, p1))
+	w := wantProbe(t, d.Report(0, p0)) // a candidate: everyone is asked
+	wantNothing(t, d.Report(1, answer(p1, w)))
+	wantNothing(t, d.Report(1, quiet(0, 1, 2, 1))) // took the frame, parked again
+	if w2 := wantProbe(t, d.Report(0, answer(p0, w))); w2 == w {
+		t.Fatal("same wave")
+	}
+}
+
 // A wave's answer that arrives after an unasked sample of a later state
 // still counts for its wave; answers to old waves are ignored.
 func TestDetectorStaleAnswers(t *testing.T) {
 	d := NewDetector(2)
 	s0, s1 := holding(quiet(1, 1, 3, 1), 1e-3, 0), quiet(1, 1, 3, 1)
-	d.Report(0, s0)
-	w := wantProbe(t, d.Report(1, s1))
+	d.Report(1, s1)
+	w := wantProbe(t, d.Report(0, s0))
 	wantNothing(t, d.Report(0, answer(s0, w+7))) // not this wave
 	wantNothing(t, d.Report(0, answer(s0, w)))
 	if a := d.Report(1, answer(s1, w)); !a.Resolve || a.Rank != 0 {
@@ -202,8 +237,8 @@ func TestDetectorDeadlock(t *testing.T) {
 func TestDetectorFallbackWhenCountersNeverBalance(t *testing.T) {
 	d := NewDetector(2)
 	p0, p1 := holding(quiet(1, 0, 2, 1), 3e-3, 0), holding(quiet(0, 0, 2, 1), 2e-3, 1)
-	wantNothing(t, d.Report(0, p0))
-	wantNothing(t, d.Report(1, p1))
+	settle(d, []Sample{p0, p1}, d.Report(1, p1))
+	settle(d, []Sample{p0, p1}, d.Report(0, p0))
 	tick := func() Action {
 		a := d.Tick()
 		if a.Probe != 0 {
@@ -218,7 +253,9 @@ func TestDetectorFallbackWhenCountersNeverBalance(t *testing.T) {
 		}
 	}
 	p1.Activity++ // a rank woke and slept again: the count restarts
-	wantNothing(t, d.Report(1, p1))
+	if a := settle(d, []Sample{p0, p1}, d.Report(1, p1)); a != (Action{}) {
+		t.Fatalf("got %+v", a)
+	}
 	for i := 0; i < StuckTicks; i++ {
 		if a := tick(); a.Probe == 0 {
 			t.Fatalf("tick %d after the change: got %+v, want a probe", i, a)

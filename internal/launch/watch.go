@@ -98,7 +98,7 @@ func (h *watchHub) do(a Action) {
 	switch {
 	case a.Probe != 0:
 		for p := range h.conns {
-			h.send(p, Order{Probe: a.Probe})
+			h.send(p, Order{Probe: a.Probe, Arm: a.Arm})
 		}
 	case a.Resolve:
 		h.send(a.Proc, Order{Resolve: true, Rank: a.Rank, Speculative: a.Speculative})
