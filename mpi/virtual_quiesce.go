@@ -16,10 +16,11 @@ import (
 // (virtual_stall.go; the decision is internal/launch/quiesce.go).
 //
 // Each process of a virtual job runs an agent: it samples its ranks when
-// one of them parks or finishes (and when gompirun probes), and reports
-// whether all are parked, the counters of what crossed processes, and its
-// candidate (the earliest early message a parked rank holds). gompirun tells
-// the process holding the job's earliest candidate to resolve the stall.
+// gompirun probes, and when one of them parks or finishes while a stall is
+// in question (poke), and reports whether all are parked, the counters of
+// what crossed processes, and its candidate (the earliest early message a
+// parked rank holds). gompirun tells the process holding the job's
+// earliest candidate to resolve the stall.
 //
 // What can wake a parked rank from another process, and where it is counted:
 //   - frames (REQ, ACK, DATA over TCP or shared memory, whatever their
