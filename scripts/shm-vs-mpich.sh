@@ -10,9 +10,10 @@
 # untimed (default 10000 each); BW_ITERS, timed windows of 64 messages
 # (default 200).
 #
-# Both programs are measured in their steady state: the first ~10 ms of a
-# gompi process are slower (0.5 us one-way instead of 0.4 with 100 warm-up
-# round trips), so the default warm-up is long.
+# Both programs are measured in their steady state: a gompi process's first
+# ten thousand or so round trips are slower (0.5 us one-way instead of 0.4
+# with 100 warm-up round trips; sleeping first does not help, so it is not
+# the runtime's start-up), so the default warm-up is long.
 set -eu
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-9}
