@@ -32,7 +32,7 @@ func TestHostNameFromEnv(t *testing.T) {
 }
 
 func TestProcInfoRoundTrip(t *testing.T) {
-	p := procInfo{host: "h", tcpAddr: "127.0.0.1:1", shm: true}
+	p := procInfo{host: "h", tcpAddr: "127.0.0.1:1", shm: true, machine: "0b1d"}
 	if q, ok := parseProcInfo(p.String()); !ok || q != p {
 		t.Fatalf("round trip of %+v gave %+v, %v", p, q, ok)
 	}
