@@ -176,7 +176,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 		tr.SetPeers(peers)
 	}
-	tcpPeers := false
+	tcpPeers, shmPeers := false, false
 	for p, info := range procs {
 		var route transport.Transport = tr
 		switch {
@@ -184,6 +184,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			route = local
 		case me.shm && info.shm && info.host == me.host:
 			route = sh
+			shmPeers = true
 		case force == "shm":
 			return fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
 		default:
@@ -212,6 +213,11 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		ib.SetSpin(spin)
 		if tcpPeers && spin > 0 {
 			ib.AddHandoff(tr)
+			if !shmPeers {
+				// Nothing else to poll: a waiting rank drains the
+				// connections itself (transport/tcp Poll).
+				ib.AddPoller(tr)
+			}
 		}
 	}
 	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
@@ -273,16 +279,18 @@ func exitJob(w *world, client *launch.Client, code int) {
 const SpinEnv = "GOMPI_SPIN"
 
 // spinFor chooses how long waiting ranks spin.
-//   - More ranks on this host than cores: sleep at once; a spin would hold
-//     a core a peer needs.
+//   - More ranks on this machine than cores: sleep at once; a spin would
+//     hold a core a peer needs.
 //   - Otherwise spin: shared memory answers in a fraction of a microsecond,
-//     and a TCP answer finds its rank awake. Beside TCP peers the inboxes
-//     ask the transport's epoll set while they spin (transport.Handoff)
-//     and sleep as soon as bytes wait, so that the connection goroutine
-//     gets the processor. Measured, two processes over TCP on 2 cores,
-//     8-byte one-way: spinning 4.3-4.5 us in every run; sleeping at once
-//     4.2 us when this VM's vCPUs stay awake, 9-30 us in most runs, when
-//     they halt between messages.
+//     and a TCP answer finds its rank awake. With only TCP peers the
+//     spinning rank drains the sockets itself (transport/tcp Poll); beside
+//     shared-memory peers it asks the transport's epoll set now and then
+//     and sleeps as soon as bytes wait (transport.Handoff), so that the
+//     connection goroutine gets the processor. Measured, two processes over
+//     TCP on 2 cores, 8-byte one-way: sleeping at once took 4.2 us when
+//     this VM's vCPUs stayed awake and 9-30 us in most runs, when they
+//     halted between messages; spinning keeps every run fast
+//     (docs/transports-tcp.md).
 //
 // GOMPI_SPIN overrides the choice.
 func spinFor(oversubscribed bool) (int, error) {

@@ -2,8 +2,10 @@ package tcp
 
 import (
 	"net"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/transport"
 	"golang.org/x/sys/unix"
@@ -87,7 +89,7 @@ func TestSimultaneousDialsKeepOrder(t *testing.T) {
 // TestPendingSeesUnreadBytes: Pending reports bytes waiting on a watched
 // connection until they are read.
 func TestPendingSeesUnreadBytes(t *testing.T) {
-	tr := &Transport{in: map[net.Conn]bool{}}
+	tr := &Transport{in: map[net.Conn]bool{}, byFd: map[int32]*inConn{}}
 	tr.watch.Store(newWatch())
 	defer tr.closeWatch()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
@@ -96,7 +98,7 @@ func TestPendingSeesUnreadBytes(t *testing.T) {
 	}
 	defer unix.Close(fds[0])
 	defer unix.Close(fds[1])
-	tr.watchConn(fds[0])
+	tr.watchConn(&inConn{fd: fds[0]})
 	if tr.Pending() {
 		t.Fatal("pending before anything was written")
 	}
@@ -114,4 +116,76 @@ func TestPendingSeesUnreadBytes(t *testing.T) {
 	if tr.Pending() {
 		t.Fatal("pending after the watch was closed")
 	}
+}
+
+// TestRanksDrainBesideTheReader: ranks that poll the transport drain the
+// connections themselves while the connection goroutines do too; every
+// frame still arrives once, whole and in order, small and large ones
+// mixed.
+func TestRanksDrainBesideTheReader(t *testing.T) {
+	a, b, ib := pair(t, make(chan error, 1))
+	for _, i := range ib {
+		i.AddPoller(a)
+		i.AddPoller(b)
+	}
+	const n = 3000
+	size := func(i int) int {
+		switch i % 7 {
+		case 0:
+			return 100 << 10 // read straight into its own buffer
+		case 1:
+			return 0
+		}
+		return 8 + i%300
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	send := func(tr *Transport, src, dst int) {
+		defer wg.Done()
+		for i := 0; i < n; i++ {
+			f := transport.NewFrame()
+			f.Header = transport.Header{Kind: transport.Data, Src: int32(src), Dst: int32(dst), Tag: int32(i), Size: int64(size(i))}
+			f.Payload = make([]byte, size(i))
+			for j := range f.Payload {
+				f.Payload[j] = byte(i + j)
+			}
+			if err := tr.Send(f); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}
+	go send(a, 0, 2)
+	go send(b, 1, 0)
+	check := func(in *transport.Inbox, who int) {
+		deadline := time.Now().Add(20 * time.Second)
+		for i := 0; i < n; {
+			f := in.Next() // polls the transports: drains sockets here
+			if f == nil {
+				if time.Now().After(deadline) {
+					t.Errorf("rank %d: frame %d not there after 20s", who, i)
+					return
+				}
+				runtime.Gosched()
+				continue
+			}
+			if int(f.Tag) != i || len(f.Payload) != size(i) {
+				t.Errorf("rank %d: got tag %d with %d bytes, want tag %d with %d", who, f.Tag, len(f.Payload), i, size(i))
+				return
+			}
+			for j, c := range f.Payload {
+				if c != byte(i+j) {
+					t.Errorf("rank %d: frame %d byte %d is %d", who, i, j, c)
+					return
+				}
+			}
+			f.Free()
+			i++
+		}
+	}
+	done := make(chan struct{})
+	go func() { check(ib[2], 2); close(done) }()
+	check(ib[0], 0)
+	<-done
+	wg.Wait()
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -23,10 +25,18 @@ type inConn struct {
 	t    *Transport
 	c    net.Conn
 	rc   syscall.RawConn
-	fd   int                         // the socket, valid inside rc.Read's callback
+	fd   int                         // the socket; read only under mu while the connection is not dead
 	read func(p []byte) (int, error) // readSome, or a stand-in in tests
 	proc int
 	peer Peer
+
+	// Draining is done by the connection's goroutine or by a spinning rank
+	// of this process (Transport.Poll), whichever takes mu; retry, set by
+	// one that found mu taken, makes the holder drain again after it
+	// unlocks, so that bytes arriving meanwhile are not left behind. The
+	// fields below are mu's.
+	mu    sync.Mutex
+	retry atomic.Bool
 
 	buf  []byte // received bytes not yet parsed: buf[r:w]
 	r, w int
@@ -57,9 +67,10 @@ func newInConn(t *Transport, c net.Conn, proc int) (*inConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	ic := &inConn{t: t, c: c, rc: rc, proc: proc, peer: t.peers[proc], buf: make([]byte, 256<<10)}
+	ic := &inConn{t: t, c: c, rc: rc, proc: proc, peer: t.peers[proc], buf: make([]byte, 256<<10), fd: -1}
 	ic.read = ic.readSome
-	rc.Control(func(fd uintptr) { t.watchConn(int(fd)) })
+	rc.Control(func(fd uintptr) { ic.fd = int(fd) })
+	t.watchConn(ic)
 	return ic, nil
 }
 
@@ -198,17 +209,41 @@ func (ic *inConn) deliver(f *transport.Frame) error {
 // socket would block, so each wake-up costs the reads a plain blocking
 // reader would make, and Go's edge-triggered readiness is never missed.
 func (ic *inConn) loop() {
-	var err error
-	rerr := ic.rc.Read(func(fd uintptr) bool {
-		ic.fd = int(fd)
-		if _, err = ic.drain(); err != nil {
-			ic.fail(err)
-			return true
-		}
-		return false // drained: wait until readable again
+	rerr := ic.rc.Read(func(uintptr) bool {
+		_, dead := ic.drainShared()
+		return dead // otherwise drained: wait until readable again
 	})
+	ic.mu.Lock()
 	if rerr != nil && !ic.dead {
 		ic.fail(rerr)
+	}
+	ic.dead = true // receive closes the socket next: no more reads from it
+	ic.mu.Unlock()
+	ic.t.unwatchConn(ic)
+}
+
+// drainShared drains the socket unless another goroutine is at it, and
+// reports whether it delivered any frame and whether the connection is
+// dead.
+func (ic *inConn) drainShared() (delivered, dead bool) {
+	for {
+		ic.retry.Store(true)
+		if !ic.mu.TryLock() {
+			return delivered, false // the holder sees retry and drains again
+		}
+		ic.retry.Store(false)
+		if !ic.dead {
+			got, err := ic.drain()
+			delivered = delivered || got
+			if err != nil {
+				ic.fail(err)
+			}
+		}
+		dead = ic.dead
+		ic.mu.Unlock()
+		if dead || !ic.retry.Load() {
+			return delivered, dead
+		}
 	}
 }
 

@@ -77,7 +77,8 @@ type Transport struct {
 	rejected  atomic.Int64
 	malformed atomic.Int64
 
-	watch atomic.Int32 // epoll instance watching every connection, for Pending (pending.go); -1 if none
+	byFd  map[int32]*inConn // connections by socket, for Poll; under mu
+	watch atomic.Int32      // epoll instance watching every connection, for Pending (pending.go); -1 if none
 }
 
 // outConn is where frames to one process go. Its connection, once set,
@@ -116,7 +117,7 @@ func Listen(cfg Config) (*Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tcp: listen: %w", err)
 	}
-	t := &Transport{cfg: cfg, ln: ln, ready: make(chan struct{}), in: map[net.Conn]bool{}}
+	t := &Transport{cfg: cfg, ln: ln, ready: make(chan struct{}), in: map[net.Conn]bool{}, byFd: map[int32]*inConn{}}
 	t.watch.Store(newWatch())
 	go t.accept()
 	return t, nil
@@ -328,6 +329,7 @@ func (t *Transport) untrack(c net.Conn) {
 func (t *Transport) Close() error {
 	t.closing.Store(true)
 	err := t.ln.Close()
+	t.stopDraining()
 	// Sending connections first, each under its lock (see outConn).
 	for i := range t.out {
 		o := &t.out[i]
