@@ -45,3 +45,43 @@ func TestParkSleepsWhenHandoffPending(t *testing.T) {
 		t.Fatal("a delivered frame did not wake the sleeping owner")
 	}
 }
+
+// pollingHandoff has frames pending and delivers them when polled, as the
+// TCP transport's epoll set does for a spinning rank.
+type pollingHandoff struct{ left atomic.Int32 }
+
+func (h *pollingHandoff) Pending() bool { return h.left.Load() > 0 }
+
+func (h *pollingHandoff) Poll(ib *Inbox) bool {
+	if h.left.Add(-1) < 0 {
+		return false
+	}
+	ib.Deliver(NewFrame())
+	return true
+}
+
+// TestParkPollsPendingHandoff: a pending Handoff source that can be polled
+// delivers its frame to the spinning owner, which does not sleep.
+func TestParkPollsPendingHandoff(t *testing.T) {
+	ib := NewInbox()
+	ib.SetSpin(1 << 62)
+	h := &pollingHandoff{}
+	ib.AddHandoff(h)
+	h.left.Store(1)
+	done := make(chan struct{})
+	go func() {
+		ib.Park(func() bool { return false })
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Park did not return after its handoff source delivered a frame")
+	}
+	if ib.Next() == nil {
+		t.Fatal("no frame queued")
+	}
+	if _, naps := ib.Asleep(); naps != 0 {
+		t.Fatalf("owner slept %d times; the frame was there to take", naps)
+	}
+}

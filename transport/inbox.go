@@ -27,8 +27,10 @@ type SleepWatcher interface {
 // for that goroutine. A spinning owner holds a processor that goroutine may
 // need: Go's scheduler polls the network only when a processor has nothing
 // else to run, so with one processor the frames would wait until the spin
-// ends. Park checks its Handoff sources while it spins and sleeps at once
-// when one reports Pending, handing its processor over.
+// ends. Park checks its Handoff sources while it spins; when one reports
+// Pending, Park polls it if it is also a Poller (frames then arrive on the
+// owner's goroutine) and otherwise, or if that delivered nothing, sleeps at
+// once, handing its processor over.
 type Handoff interface {
 	Pending() bool
 }
@@ -160,6 +162,9 @@ func (ib *Inbox) Park(ready func() bool) {
 			return
 		}
 		if i%handoffEvery == 0 && ib.handoffPending() {
+			if ib.pollHandoffs() {
+				continue // drained here: the next check finds the frames
+			}
 			break
 		}
 		if i%yieldEvery == 0 {
@@ -189,6 +194,20 @@ func (ib *Inbox) handoffPending() bool {
 		}
 	}
 	return false
+}
+
+// pollHandoffs lets the Handoff sources that are also Pollers (the TCP
+// transport) deliver their waiting frames from this goroutine, and reports
+// whether any did; when none could, the spin gives its processor to their
+// goroutines.
+func (ib *Inbox) pollHandoffs() bool {
+	got := false
+	for _, h := range ib.handoffs {
+		if p, ok := h.(Poller); ok && p.Poll(ib) {
+			got = true
+		}
+	}
+	return got
 }
 
 // Sleep waits like Park but without spinning first.
