@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,15 +273,25 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestStdinGoesToRankZeroAndTagOutput(t *testing.T) {
-	cmd := exec.Command(gompirun, "-np", "2", "-tag-output", "-timeout", "20s", jobProg, "-mode", "stdin")
-	cmd.Stdin = strings.NewReader("hello there\n")
+	out := outputWithInput(t, strings.NewReader("hello there\n"), "-np", "2", "-tag-output", jobProg, "-mode", "stdin")
+	if want := "[0] rank 0 read \"hello there\\n\"\n"; out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+}
+
+// outputWithInput runs gompirun with args and input on its standard input,
+// and returns its standard output; the job is killed after 60 s.
+func outputWithInput(t *testing.T, input io.Reader, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(gompirun, args...)
+	cmd.Stdin = input
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("gompirun %v: %v", args, err)
 	}
-	if got, want := string(out), "[0] rank 0 read \"hello there\\n\"\n"; got != want {
-		t.Fatalf("output %q, want %q", got, want)
-	}
+	return string(out)
 }
 
 func TestUsageErrors(t *testing.T) {

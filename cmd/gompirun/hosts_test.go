@@ -125,23 +125,9 @@ func TestHostsExchangeUnreachable(t *testing.T) {
 }
 
 func TestHostsStdinReachesRemoteRankZero(t *testing.T) {
-	cmd := exec.Command(gompirun, fork("-hosts", "b,a", "-tag-output", jobProg, "-mode", "stdin")...)
-	cmd.Stdin = strings.NewReader("across hosts\n")
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-		}
-	}()
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := string(out), "[0] rank 0 read \"across hosts\\n\"\n"; got != want {
-		t.Fatalf("output %q, want %q", got, want)
+	out := outputWithInput(t, strings.NewReader("across hosts\n"), fork("-hosts", "b,a", "-tag-output", jobProg, "-mode", "stdin")...)
+	if want := "[0] rank 0 read \"across hosts\\n\"\n"; out != want {
+		t.Fatalf("output %q, want %q", out, want)
 	}
 }
 
@@ -153,16 +139,9 @@ func TestHostsLargeStdinReachesRemoteRankZero(t *testing.T) {
 	for i := range input {
 		input[i] = byte(i * 7 / 5)
 	}
-	cmd := exec.Command(gompirun, fork("-hosts", "b,a", jobProg, "-mode", "stdinsum")...)
-	cmd.Stdin = bytes.NewReader(input)
-	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer timer.Stop()
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := outputWithInput(t, bytes.NewReader(input), fork("-hosts", "b,a", jobProg, "-mode", "stdinsum")...)
 	want := fmt.Sprintf("rank 0 read %d bytes, crc %08x\n", len(input), crc32.ChecksumIEEE(input))
-	if string(out) != want {
+	if out != want {
 		t.Fatalf("output %q, want %q", out, want)
 	}
 }
