@@ -50,13 +50,15 @@ func BenchmarkPlainPingPong8(b *testing.B) {
 
 // BenchmarkTransportPingPong8 is the same ping-pong through two Transports:
 // frames with an 8-byte payload, delivered to inboxes. One op is one round
-// trip. Waiters sleep at once, as in a job with TCP peers (mpi's launch
-// glue sets SpinIters to 0 there).
+// trip. Waiters spin draining the sockets themselves, as ranks of a
+// TCP-only process do (mpi's launch glue registers the transport as their
+// Poller and Handoff).
 func BenchmarkTransportPingPong8(b *testing.B) {
-	old := transport.SpinIters
-	transport.SpinIters = 0
-	defer func() { transport.SpinIters = old }()
 	a, t2, ib := pair(b, make(chan error, 1))
+	for i, tr := range []*Transport{a, t2, t2} {
+		ib[i].AddPoller(tr)
+		ib[i].AddHandoff(tr)
+	}
 	done := make(chan struct{})
 	go func() { // process 1's rank 1 echoes
 		defer close(done)

@@ -7,9 +7,10 @@ import (
 
 // The transport keeps its own epoll instance, level-triggered, beside Go's
 // network poller, so that a spinning rank can ask in one system call
-// whether bytes wait on any connection (transport.Handoff). The connection
-// goroutines still do all the reading; the descriptors leave the instance
-// when their connections close.
+// whether bytes wait on any connection (Pending, for transport.Handoff)
+// and drain those connections itself (Poll, for transport.Poller) instead
+// of waiting for their goroutines. The descriptors leave the instance, and
+// ranks stop reading them, before their connections close.
 
 func newWatch() int32 {
 	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)

@@ -16,11 +16,8 @@ import (
 // inConn is the receiving end of a connection with another process: its
 // goroutine drains the socket whenever Go's network poller reports it
 // readable, parsing frames out of a buffer filled by non-blocking reads.
-//
-// Ranks do not poll TCP sockets themselves while they spin: measured, a
-// spinning rank that polled its sockets made round trips slower (30 us to
-// 1 ms instead of 8 us), so TCP frames always come through this goroutine
-// and TCP jobs sleep instead of spinning (mpi's launch glue sets that).
+// A spinning rank of this process may drain it too (Transport.Poll,
+// pending.go); mu decides who does.
 type inConn struct {
 	t    *Transport
 	c    net.Conn
