@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"io"
 	"net"
 	"runtime"
 	"sync"
@@ -187,5 +188,115 @@ func TestRanksDrainBesideTheReader(t *testing.T) {
 	go func() { check(ib[2], 2); close(done) }()
 	check(ib[0], 0)
 	<-done
+	if t.Failed() {
+		// Frames went missing: the senders may wait on full sockets that
+		// nobody drains. Closing ends their writes, so the test fails
+		// instead of hanging.
+		a.Close()
+		b.Close()
+	}
 	wg.Wait()
+}
+
+// TestSimultaneousDialsWithFullSockets: both processes dial each other at
+// once and keep writing frames larger than a socket holds, with nobody
+// reading but the connection goroutines. Each process's accepted
+// connection must be read even while its own sender, holding the send
+// lock, waits on a full socket: the acceptor used to wait for that lock
+// before reading, and both processes then waited for each other for ever.
+func TestSimultaneousDialsWithFullSockets(t *testing.T) {
+	for round := 0; round < 10; round++ {
+		a, b, ib := pair(t, make(chan error, 4))
+		const frames, size = 4, 16 << 20
+		start := make(chan struct{})
+		done := make(chan struct{}, 2)
+		send := func(tr *Transport, src, dst int) {
+			defer func() { done <- struct{}{} }()
+			<-start
+			for i := 0; i < frames; i++ {
+				f := transport.NewFrame()
+				f.Header = transport.Header{Kind: transport.Data, Src: int32(src), Dst: int32(dst), Tag: int32(i), Size: size}
+				f.Payload = make([]byte, size)
+				if err := tr.Send(f); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+		go send(a, 0, 1)
+		go send(b, 1, 0)
+		close(start)
+		timeout := time.After(20 * time.Second)
+		for range 2 {
+			select {
+			case <-done:
+			case <-timeout:
+				// Closing unblocks the writers, so the test ends.
+				a.Close()
+				b.Close()
+				t.Fatalf("round %d: senders still blocked after 20s: the processes wait for each other", round)
+			}
+		}
+		for i := 0; i < frames; i++ {
+			if f := next(t, ib[1]); int(f.Tag) != i {
+				t.Fatalf("round %d: rank 1 got tag %d, want %d", round, f.Tag, i)
+			}
+			if f := next(t, ib[0]); int(f.Tag) != i {
+				t.Fatalf("round %d: rank 0 got tag %d, want %d", round, f.Tag, i)
+			}
+		}
+		a.Close()
+		b.Close()
+	}
+}
+
+// TestCloseEndsABlockedWrite: Close returns while a Send waits on a peer
+// that accepted the connection but never reads, and that Send fails.
+func TestCloseEndsABlockedWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // a peer that answers the handshake, then reads nothing
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		hello := make([]byte, len(magic)+2+len("secret")+4)
+		if _, err := io.ReadFull(c, hello); err != nil {
+			return
+		}
+		c.Write([]byte{1})
+		time.Sleep(30 * time.Second)
+	}()
+	tr, err := Listen(Config{Token: "secret", Proc: 0, Base: 0, Inboxes: []*transport.Inbox{transport.NewInbox()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.SetPeers([]Peer{{Addr: tr.Addr(), Base: 0, N: 1}, {Addr: ln.Addr().String(), Base: 1, N: 1}})
+	sent := make(chan error, 1)
+	go func() {
+		f := transport.NewFrame()
+		f.Header = transport.Header{Kind: transport.Data, Src: 0, Dst: 1, Size: 64 << 20}
+		f.Payload = make([]byte, 64<<20)
+		sent <- tr.Send(f)
+	}()
+	time.Sleep(200 * time.Millisecond) // let the write fill the socket
+	closed := make(chan struct{})
+	go func() { tr.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close still waiting for a blocked Send after 10s")
+	}
+	select {
+	case err := <-sent:
+		if err == nil {
+			t.Fatal("a Send cut short by Close reported success")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Send still blocked 10s after Close")
+	}
 }

@@ -294,12 +294,18 @@ func (t *Transport) serve(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
+	// Adopt c for sending unless this process has its own connection to
+	// p. A Send holding the lock is dialing p or writing to it, and leaves
+	// o.c or o.err set either way, so there is nothing to adopt; waiting
+	// for it would deadlock when its write waits for p to read, while p's
+	// sender waits the same way for this goroutine to start reading c.
 	o := &t.out[p]
-	o.mu.Lock()
-	if o.c == nil && o.err == nil {
-		o.c = c
+	if o.mu.TryLock() {
+		if o.c == nil && o.err == nil {
+			o.c = c
+		}
+		o.mu.Unlock()
 	}
-	o.mu.Unlock()
 	t.receive(c, p)
 }
 
@@ -330,6 +336,13 @@ func (t *Transport) Close() error {
 	t.closing.Store(true)
 	err := t.ln.Close()
 	t.stopDraining()
+	// A writer waiting on a full socket holds its connection's lock: end
+	// its wait first, or closing would wait for a peer that may never read.
+	t.mu.Lock()
+	for c := range t.in {
+		c.SetWriteDeadline(time.Now())
+	}
+	t.mu.Unlock()
 	// Sending connections first, each under its lock (see outConn).
 	for i := range t.out {
 		o := &t.out[i]
