@@ -12,6 +12,8 @@ type Target struct {
 	p      int
 	nodes  int // nodes the job occupies
 	levels []placedLevel
+
+	eagerNode, eagerNet int // the machine's eager limits, defaults applied
 }
 
 type placedLevel struct {
@@ -31,6 +33,7 @@ func (m *Machine) Place(p int) (*Target, error) {
 		return nil, err
 	}
 	t := &Target{m: *m, p: p, nodes: (p + m.CoresPerNode - 1) / m.CoresPerNode}
+	t.eagerNode, t.eagerNet = m.EagerLimits()
 	units := t.nodes // positions needed at the current level
 	for i, lv := range m.Levels {
 		spec := lv.topologySpec
@@ -80,7 +83,7 @@ func (t *Target) Core(r int) int {
 // outermost) and its bandwidth (the lowest link bandwidth en route, xSim's
 // b_min). Ranks on one node have h = 0.
 func (t *Target) route(x, y int) (hops int, lat, bw float64) {
-	nx, ny := t.Core(x)/t.m.CoresPerNode, t.Core(y)/t.m.CoresPerNode
+	nx, ny := t.node(x), t.node(y)
 	if nx == ny {
 		return 0, 0, 0
 	}
@@ -104,6 +107,19 @@ func (t *Target) route(x, y int) (hops int, lat, bw float64) {
 		nx, ny = nx/lv.group, ny/lv.group
 	}
 	panic("unreachable")
+}
+
+// node is the node rank r runs on.
+func (t *Target) node(r int) int { return t.Core(r) / t.m.CoresPerNode }
+
+// EagerLimit is the target MPI's eager limit for a message from rank src to
+// rank dst: the machine's eager_limit when they share a node (h = 0), its
+// net_eager_limit otherwise. Messages of at most this many bytes go eagerly.
+func (t *Target) EagerLimit(src, dst int) int {
+	if t.node(src) == t.node(dst) {
+		return t.eagerNode
+	}
+	return t.eagerNet
 }
 
 // Hop is hop(x, y) of Eq. (3): the number of links a message from rank x to
