@@ -97,22 +97,39 @@ func TestVirtualPingPongClosedFormsThroughGompirun(t *testing.T) {
 	const iters = 3
 	for _, tc := range []struct {
 		name       string
-		eagerLimit int
+		eagerLimit int // the machine's net_eager_limit; -1: omitted (64 KiB)
 		max        int
 	}{
-		{"eager", 64 << 10, 1 << 10},
+		{"eager", -1, 1 << 10},
 		{"rendezvous", 0, 1 << 20}, // every non-empty message by rendezvous
-		{"mixed", 64 << 10, 1 << 20},
+		{"mixed", -1, 1 << 20},
+		{"mixed-machine-limit", 4 << 10, 1 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := []string{"GOMPI_EAGER_LIMIT=" + strconv.Itoa(tc.eagerLimit)}
+			machine := "testdata/vmesh.json"
+			eagerLimit := vtime.DefaultEagerLimit
+			if tc.eagerLimit >= 0 {
+				m, err := vtime.LoadMachine(machine)
+				if err != nil {
+					t.Fatal(err)
+				}
+				eagerLimit = tc.eagerLimit
+				m.NetEagerLimit = &eagerLimit
+				machine = filepath.Join(t.TempDir(), "vmesh.json")
+				if err := os.WriteFile(machine, m.JSON(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The protocol is the target's: gompi's own eager limit does
+			// not change the prediction.
+			env := []string{"GOMPI_EAGER_LIMIT=" + strconv.Itoa(1<<20-eagerLimit)}
 			rep, r := vrun(t, env, "-np", "2", "-virtual", "2", "-cpu-scale", "0",
-				"-machine", "testdata/vmesh.json", prog, "-iters", strconv.Itoa(iters), "-max", strconv.Itoa(tc.max))
+				"-machine", machine, prog, "-iters", strconv.Itoa(iters), "-max", strconv.Itoa(tc.max))
 			oneway := map[int]float64{}
 			want := 0.0
 			for s := 0; s <= tc.max; s = max(2*s, 1) {
 				ow := eagerOneWay(float64(s))
-				if s > tc.eagerLimit {
+				if s > eagerLimit {
 					ow = rendezvousOneWay(float64(s))
 				}
 				oneway[s] = ow
