@@ -136,6 +136,73 @@ func TestVirtualProtocolFollowsTargetEagerLimit(t *testing.T) {
 	}
 }
 
+// TestVirtualLogGPGapSerializesTwoIsends: rank 0 Isends two messages of s
+// bytes at once to rank 1 (h = 3 on Tianhe-1A, l = l(3)), which waits for
+// both (cpu-scale 0); the prediction is rank 1's end, when the second
+// DATA is copied out. Without nic_queue Eq. (4) charges each message
+// s/B_net on its own; with it the second's transfer waits for the first
+// to leave rank 0's injection link (LogGP's gap, the machine field
+// nic_queue), as NPB MG's two face messages to one neighbour do on a real
+// link:
+//
+//	eager:      second DATA buffered at 2 s/B_mem; it arrives at
+//	            2 s/B_mem + s/B_net + l, or s/B_mem + 2 s/B_net + l queued
+//	rendezvous: both ACKs are dealt at 2 l, both DATAs buffered at
+//	            2 l + s/B_mem; the second arrives at 3 l + s/B_mem + s/B_net,
+//	            or 3 l + s/B_mem + 2 s/B_net queued
+func TestVirtualLogGPGapSerializesTwoIsends(t *testing.T) {
+	const bmem, bnet = 6.38e9, 4.16e9
+	l := 15e-6 + 3*0.6e-6
+	for _, tc := range []struct {
+		name          string
+		size          int
+		queue         bool
+		secondArrives float64
+	}{
+		{"eager", 32 << 10, false, 2*float64(32<<10)/bmem + float64(32<<10)/bnet + l},
+		{"eager/nic_queue", 32 << 10, true, float64(32<<10)/bmem + 2*float64(32<<10)/bnet + l},
+		{"rendezvous", 1 << 20, false, 3*l + float64(1<<20)/bmem + float64(1<<20)/bnet},
+		{"rendezvous/nic_queue", 1 << 20, true, 3*l + float64(1<<20)/bmem + 2*float64(1<<20)/bnet},
+	} {
+		m, err := vtime.Preset("tianhe1a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.NICQueue = tc.queue
+		v, err := NewVirtual(m, 13, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = v.Run(func(c *Comm) error {
+			a, b := make([]byte, tc.size), make([]byte, tc.size)
+			var q [2]*Request
+			var errs [2]error
+			switch c.Rank() {
+			case 0:
+				q[0], errs[0] = Isend(c, a, 12, 1)
+				q[1], errs[1] = Isend(c, b, 12, 2)
+			case 12:
+				q[0], errs[0] = Irecv(c, a, 0, 1)
+				q[1], errs[1] = Irecv(c, b, 0, 2)
+			default:
+				return nil
+			}
+			if err := errors.Join(errs[:]...); err != nil {
+				return err
+			}
+			_, err := Waitall(q[:])
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.secondArrives + float64(tc.size)/bmem
+		if got := v.Report().Predicted; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: predicted %.12g s, want %.12g", tc.name, got, want)
+		}
+	}
+}
+
 // skeleton is an Elapse-based halo-style program with point-to-point
 // traffic in several patterns: small and large eager messages, rendezvous
 // messages, nonblocking operations and Waitall, with imbalanced computation.

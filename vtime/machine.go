@@ -42,6 +42,13 @@ type Machine struct {
 	// non-empty message by rendezvous.
 	EagerLimit    *int `json:"eager_limit,omitempty"`
 	NetEagerLimit *int `json:"net_eager_limit,omitempty"`
+	// NICQueue makes the messages a rank sends onto the network (h > 0)
+	// queue on its injection link (LogGP's gap, seeds/002): each occupies
+	// the link for s / B_net, so a rank's back-to-back messages serialize
+	// instead of each being charged s / B_net independently (Eq. 4). The
+	// link is per rank (the ranks of a node do not share it), and ejection
+	// at the receiver is not modelled. false keeps Eq. (3)/(4) exact.
+	NICQueue bool `json:"nic_queue"`
 }
 
 // DefaultEagerLimit is the eager limit, in bytes, of a machine that names

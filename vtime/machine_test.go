@@ -82,6 +82,7 @@ func TestMachineFileErrorsNameTheField(t *testing.T) {
 		{`{` + base + `, ` + okStar + `, "eager_limit": 1073741825}`, "eager_limit"},
 		{`{` + base + `, ` + okStar + `, "net_eager_limit": -1}`, "net_eager_limit"},
 		{`{` + base + `, ` + okStar + `, "net_eager_limit": 2147483648}`, "net_eager_limit"},
+		{`{` + base + `, ` + okStar + `, "nic_queue": 1}`, "nic_queue"},
 		{`{` + base + `, ` + star(`"bandwith": 1e9`) + `}`, "bandwith"},
 		{`{"name": "m", "bmem": "fast"}`, "bmem"},
 		{`{"name": `, "machine file"},
@@ -153,7 +154,7 @@ func TestEagerLimitsDefaultAndExplicitZero(t *testing.T) {
 		if back.EagerLimit == nil || *back.EagerLimit != tc.wantNode || back.NetEagerLimit == nil || *back.NetEagerLimit != tc.want {
 			t.Errorf("%q: JSON does not spell the limits out:\n%s", tc.fields, m.JSON())
 		}
-		for _, f := range []string{`"mapping": "block"`} {
+		for _, f := range []string{`"mapping": "block"`, `"nic_queue": false`} {
 			if !strings.Contains(string(m.JSON()), f) {
 				t.Errorf("%q: JSON lacks %s:\n%s", tc.fields, f, m.JSON())
 			}
