@@ -410,3 +410,43 @@ func TestVirtualStallAcrossProcesses(t *testing.T) {
 		t.Errorf("-poll: %d stalls resolved exactly, %d speculatively; want 0 and 1 (stderr:\n%s)", rep.Stalls, rep.SpeculativeStalls, r.stderr)
 	}
 }
+
+// TestPrintMachine: -print-machine prints a preset or a machine file as a
+// machine file with every default spelt out (the eager limits among them),
+// which parses back to the same machine; a bad name or file is one line
+// and exit 2.
+func TestPrintMachine(t *testing.T) {
+	for _, spec := range append(vtime.Presets(), "testdata/vmesh.json") {
+		r := gorun(t, nil, "-print-machine", spec)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("-print-machine %s: exit %d, stderr %q", spec, r.code, r.stderr)
+		}
+		printed, err := vtime.ParseMachine([]byte(r.stdout))
+		if err != nil {
+			t.Fatalf("-print-machine %s: output does not parse: %v\n%s", spec, err, r.stdout)
+		}
+		want, err := vtime.LoadMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(printed.JSON()) != string(want.JSON()) || r.stdout != string(want.JSON())+"\n" {
+			t.Errorf("-print-machine %s printed\n%s\nwant\n%s", spec, r.stdout, want.JSON())
+		}
+		for _, field := range []string{`"eager_limit": 65536`, `"net_eager_limit": 65536`, `"nic_queue": false`, `"mapping": "block"`} {
+			if !strings.Contains(r.stdout, field) {
+				t.Errorf("-print-machine %s does not spell out %s:\n%s", spec, field, r.stdout)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"-print-machine", "no-such-machine"},
+		{"-print-machine", "testdata/badmachine.json"},
+		{"-print-machine", "tianhe1a", "-np", "2"},
+		{"-print-machine", "tianhe1a", "./testdata/job"},
+	} {
+		r := gorun(t, nil, args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "gompirun: ") || r.stdout != "" {
+			t.Errorf("gompirun %v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
