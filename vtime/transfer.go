@@ -187,8 +187,10 @@ func (t *Target) Transfer(ts float64, size int64, src, dst int, nic *Link) (tr, 
 // virtual time leaves when the target would have sent it unless it
 // overlaps messages already placed. Messages already placed are not moved
 // (as Algorithm 2 does not revise what it computed), so the prediction can
-// still depend on host order where such transfers overlap on the link: by
-// at most the transfer times s / B_net of the messages that overlap.
+// still depend on host order where such transfers overlap on the link. It
+// is bounded: a transfer starts at or after its t_r and no later than the
+// end of the busy period it falls in, so it moves by less than the sum of
+// s / B_net over the transfers of that busy period.
 type Link struct{ busy []span } // disjoint, in time order
 
 // linkCap bounds the intervals a link remembers. Consecutive transfers
