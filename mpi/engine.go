@@ -93,7 +93,9 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 	r.stats.sent++
 	r.stats.sentBytes += int64(len(buf))
 	limit := r.eagerLimit
-	if uint(dst-r.w.base) >= uint(len(r.w.ranks)) {
+	if r.targetEager != nil {
+		limit = r.targetEager(r.id, dst)
+	} else if uint(dst-r.w.base) >= uint(len(r.w.ranks)) {
 		limit = r.eagerRemote
 	}
 	if !sync && len(buf) <= limit {

@@ -55,15 +55,17 @@ func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error)
 
 // WithVirtual runs the world in virtual time: every rank gets a virtual
 // clock on v's target. The world's size must be the size v was made for.
-// Messages to ranks of other processes use the in-process eager limit:
-// whether a message goes eagerly or by rendezvous is part of what is
-// predicted, so it must not depend on how the host spreads the ranks over
-// processes.
+// Whether a message goes eagerly or by rendezvous is part of what is
+// predicted, so every message uses the target machine's eager limit for its
+// route (vtime.Target.EagerLimit: the machine file's eager_limit within a
+// node, net_eager_limit across the network), not gompi's: not
+// WithEagerLimit, GOMPI_EAGER_LIMIT, nor a limit that depends on how the
+// host spreads the ranks over processes.
 func WithVirtual(v *Virtual) Option {
 	clocks := WithClocks(func(id int) Clock { return v.clock(id) })
 	return func(c *config) {
 		clocks(c)
-		c.eagerRemote = c.eagerLimit
+		c.targetEager = v.target.EagerLimit
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 // virtualPingPong runs one ping-pong of size bytes between ranks 0 and peer of a
 // virtual world on machine m (cpu-scale 0) and returns the report.
-func virtualPingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int) vtime.Report {
+func virtualPingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int, opts ...Option) vtime.Report {
 	t.Helper()
 	v, err := NewVirtual(m, ranks, 0)
 	if err != nil {
@@ -37,7 +37,7 @@ func virtualPingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int) vtim
 			return Send(c, buf, 0, 2)
 		}
 		return nil
-	})
+	}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,128 @@ func TestVirtualPingPongClosedForms(t *testing.T) {
 	rep := virtualPingPong(t, m, 2, 1, 1000)
 	if want := 2 * 3 * 1000 / bmem; math.Abs(rep.Predicted-want) > 1e-9*want {
 		t.Errorf("on-node: predicted %.12g, want %.12g", rep.Predicted, want)
+	}
+}
+
+// TestVirtualProtocolFollowsTargetEagerLimit: whether a message goes
+// eagerly or by rendezvous is the target MPI's choice, by the machine's
+// eager limit for the route (eager_limit within a node, net_eager_limit
+// across the network), not gompi's (DefaultEagerLimit, WithEagerLimit).
+// Each size lies between the machine's limit and gompi's, so the closed
+// form tells which protocol was used: across the network (h = 3, l =
+// l(3)) eager one-way = 2 s/B_mem + s/B_net + l, rendezvous one-way =
+// 3 l + 2 s/B_mem + s/B_net; within a node (h = 0, L = s/B_mem) they are
+// both 3 s/B_mem. A per-message overhead a (charged to each of REQ, ACK
+// and DATA) tells them apart there too: a more for eager, 3 a for
+// rendezvous.
+func TestVirtualProtocolFollowsTargetEagerLimit(t *testing.T) {
+	const bmem, bnet, a = 6.38e9, 4.16e9, 1e-6
+	l := 15e-6 + 3*0.6e-6
+	limit := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		name       string
+		node, net  *int // the machine's eager_limit and net_eager_limit
+		peer, size int
+		want       float64 // one way
+	}{
+		{"net-limit-below-gompi's/rendezvous", nil, limit(16 << 10), 12, 32 << 10,
+			3*a + 3*l + 2*float64(32<<10)/bmem + float64(32<<10)/bnet},
+		{"net-limit-above-gompi's/eager", nil, limit(256 << 10), 12, 128 << 10,
+			a + 2*float64(128<<10)/bmem + float64(128<<10)/bnet + l},
+		{"net-limit-omitted/eager", nil, nil, 12, DefaultEagerLimit,
+			a + 2*float64(DefaultEagerLimit)/bmem + float64(DefaultEagerLimit)/bnet + l},
+		{"net-limit-zero/rendezvous", limit(1 << 20), limit(0), 12, 1,
+			3*a + 3*l + 2/bmem + 1/bnet},
+		{"node-limit-below-gompi's/rendezvous", limit(16 << 10), limit(0), 1, 32 << 10,
+			3*a + 3*float64(32<<10)/bmem},
+		{"node-limit-above-gompi's/eager", limit(256 << 10), limit(0), 1, 128 << 10,
+			a + 3*float64(128<<10)/bmem},
+	} {
+		m, err := vtime.Preset("tianhe1a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.EagerLimit, m.NetEagerLimit = tc.node, tc.net
+		// Overhead a is charged once per message (the REQ, the ACK and the
+		// DATA of a rendezvous): with it the protocols differ on a node.
+		m.Overhead.A = a
+		// gompi's own limit, whatever it is, must not matter.
+		for _, opts := range [][]Option{nil, {WithEagerLimit(0)}, {WithEagerLimit(1 << 30)}} {
+			rep := virtualPingPong(t, m, 13, tc.peer, tc.size, opts...)
+			if got := rep.Predicted; math.Abs(got-2*tc.want) > 1e-9*2*tc.want {
+				t.Errorf("%s, %d options: predicted %.12g s, want 2 x %.12g = %.12g", tc.name, len(opts), got, tc.want, 2*tc.want)
+			}
+		}
+	}
+	if vtime.DefaultEagerLimit != DefaultEagerLimit {
+		t.Errorf("a machine without eager limits uses %d bytes, gompi %d: existing predictions change", vtime.DefaultEagerLimit, DefaultEagerLimit)
+	}
+}
+
+// TestVirtualLogGPGapSerializesTwoIsends: rank 0 Isends two messages of s
+// bytes at once to rank 1 (h = 3 on Tianhe-1A, l = l(3)), which waits for
+// both (cpu-scale 0); the prediction is rank 1's end, when the second
+// DATA is copied out. Without nic_queue Eq. (4) charges each message
+// s/B_net on its own; with it the second's transfer waits for the first
+// to leave rank 0's injection link (LogGP's gap, the machine field
+// nic_queue), as NPB MG's two face messages to one neighbour do on a real
+// link:
+//
+//	eager:      second DATA buffered at 2 s/B_mem; it arrives at
+//	            2 s/B_mem + s/B_net + l, or s/B_mem + 2 s/B_net + l queued
+//	rendezvous: both ACKs are dealt at 2 l, both DATAs buffered at
+//	            2 l + s/B_mem; the second arrives at 3 l + s/B_mem + s/B_net,
+//	            or 3 l + s/B_mem + 2 s/B_net queued
+func TestVirtualLogGPGapSerializesTwoIsends(t *testing.T) {
+	const bmem, bnet = 6.38e9, 4.16e9
+	l := 15e-6 + 3*0.6e-6
+	for _, tc := range []struct {
+		name          string
+		size          int
+		queue         bool
+		secondArrives float64
+	}{
+		{"eager", 32 << 10, false, 2*float64(32<<10)/bmem + float64(32<<10)/bnet + l},
+		{"eager/nic_queue", 32 << 10, true, float64(32<<10)/bmem + 2*float64(32<<10)/bnet + l},
+		{"rendezvous", 1 << 20, false, 3*l + float64(1<<20)/bmem + float64(1<<20)/bnet},
+		{"rendezvous/nic_queue", 1 << 20, true, 3*l + float64(1<<20)/bmem + 2*float64(1<<20)/bnet},
+	} {
+		m, err := vtime.Preset("tianhe1a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.NICQueue = tc.queue
+		v, err := NewVirtual(m, 13, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = v.Run(func(c *Comm) error {
+			a, b := make([]byte, tc.size), make([]byte, tc.size)
+			var q [2]*Request
+			var errs [2]error
+			switch c.Rank() {
+			case 0:
+				q[0], errs[0] = Isend(c, a, 12, 1)
+				q[1], errs[1] = Isend(c, b, 12, 2)
+			case 12:
+				q[0], errs[0] = Irecv(c, a, 0, 1)
+				q[1], errs[1] = Irecv(c, b, 0, 2)
+			default:
+				return nil
+			}
+			if err := errors.Join(errs[:]...); err != nil {
+				return err
+			}
+			_, err := Waitall(q[:])
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.secondArrives + float64(tc.size)/bmem
+		if got := v.Report().Predicted; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: predicted %.12g s, want %.12g", tc.name, got, want)
+		}
 	}
 }
 

@@ -43,6 +43,10 @@ type config struct {
 	eagerLimit  int // to ranks of this process
 	eagerRemote int // to ranks of other processes
 	clocks      func(worldRank int) Clock
+	// targetEager is the target machine's eager limit for a message from
+	// src to dst (virtual mode; nil in real mode). It replaces eagerLimit
+	// and eagerRemote for ranks with a virtual clock.
+	targetEager func(src, dst int) int
 }
 
 // WithEagerLimit sets the eager limit in bytes, for every destination
@@ -106,6 +110,10 @@ type rank struct {
 	virtual     bool
 	eagerLimit  int // to ranks hosted by this process
 	eagerRemote int // to ranks of other processes
+	// targetEager, in virtual mode, is the target machine's eager limit
+	// for a message from src to dst, used instead of the two above; nil in
+	// real mode, so a real send pays one nil check for it.
+	targetEager func(src, dst int) int
 
 	posted     []*Request          // posted receives, in posting order
 	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
@@ -155,6 +163,7 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		if cfg.clocks != nil {
 			if c := cfg.clocks(r.id); c != nil {
 				r.clock, r.virtual = c, true
+				r.targetEager = cfg.targetEager
 				if a, ok := c.(interface{ attach(*rank) }); ok {
 					a.attach(r) // the virtual-time report reads r.stats
 				}

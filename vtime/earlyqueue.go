@@ -134,10 +134,10 @@ func (r *Rank) Deal(m Message, related bool) (replyArrival float64) {
 	}
 	switch m.Kind {
 	case REQ:
-		_, replyArrival = r.t.Transfer(ttemp, 0, r.id, m.Peer)
+		_, replyArrival = r.t.Transfer(ttemp, 0, r.id, m.Peer, &r.nic)
 	case ACK:
 		var tr float64
-		tr, replyArrival = r.t.Transfer(ttemp, m.Size, r.id, m.Peer)
+		tr, replyArrival = r.t.Transfer(ttemp, m.Size, r.id, m.Peer, &r.nic)
 		if related {
 			w.cur.end = max(w.cur.end, w.cur.start, tr)
 		}

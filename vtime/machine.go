@@ -33,6 +33,57 @@ type Machine struct {
 	// Overhead is LAPSE's per-message software cost a + b x s, charged to
 	// the sender before the copy (0 keeps Eq. 3 exact).
 	Overhead Overhead `json:"overhead,omitempty"`
+	// EagerLimit and NetEagerLimit are the target MPI's eager limits in
+	// bytes: the largest message sent at once (DATA) rather than by the
+	// rendezvous handshake (REQ, ACK, DATA), between ranks of one node
+	// (h = 0) and across the network (h > 0). Which protocol a message uses
+	// is part of what is predicted, so it is the target MPI's choice, not
+	// gompi's. Omitted (nil) means DefaultEagerLimit; 0 sends every
+	// non-empty message by rendezvous.
+	EagerLimit    *int `json:"eager_limit,omitempty"`
+	NetEagerLimit *int `json:"net_eager_limit,omitempty"`
+	// NICQueue makes the messages a rank sends onto the network (h > 0)
+	// queue on its injection link (LogGP's gap, seeds/002): each occupies
+	// the link for s / B_net, so a rank's back-to-back messages serialize
+	// instead of each being charged s / B_net independently (Eq. 4). The
+	// link is per rank (the ranks of a node do not share it), and ejection
+	// at the receiver is not modelled. false keeps Eq. (3)/(4) exact.
+	NICQueue bool `json:"nic_queue"`
+}
+
+// DefaultEagerLimit is the eager limit, in bytes, of a machine that names
+// none: gompi's own in-process limit (mpi.DefaultEagerLimit), which every
+// virtual run used before machines had eager limits, so machine files and
+// presets without the fields keep their predictions.
+const DefaultEagerLimit = 64 << 10
+
+// MaxEagerLimit bounds the eager limits a machine may name.
+const MaxEagerLimit = 1 << 30
+
+// EagerLimits returns the machine's eager limits within a node and across
+// the network, DefaultEagerLimit where the machine names none.
+func (m *Machine) EagerLimits() (node, net int) {
+	node, net = DefaultEagerLimit, DefaultEagerLimit
+	if m.EagerLimit != nil {
+		node = *m.EagerLimit
+	}
+	if m.NetEagerLimit != nil {
+		net = *m.NetEagerLimit
+	}
+	return node, net
+}
+
+// Explicit returns a copy of the machine with every default spelt out (the
+// mapping, the eager limits), the form to show a user who edits a file.
+func (m *Machine) Explicit() *Machine {
+	c := *m
+	c.Levels = append([]Level(nil), m.Levels...)
+	if c.Mapping == "" {
+		c.Mapping = "block"
+	}
+	node, net := m.EagerLimits()
+	c.EagerLimit, c.NetEagerLimit = &node, &net
+	return &c
 }
 
 // Level is one network of the hierarchy (xSim hierarchical combinations).
@@ -166,16 +217,29 @@ func LoadMachine(spec string) (*Machine, error) {
 	return m, nil
 }
 
+// Bounds of what a machine may name. They reject typing mistakes (a
+// bandwidth in Gbit/s where bytes/s are meant, an exponent's sign) and
+// values that would make the model's arithmetic meaningless, while
+// leaving room for any real machine.
+const (
+	minBandwidth, maxBandwidth = 1e3, 1e15 // bytes/s
+	maxLatency                 = 1.0       // s: l0, lh, overhead a
+	maxOverheadPerByte         = 1e-3      // s/byte: overhead b
+	maxCoresPerNode            = 1 << 20
+)
+
 // Validate checks every field, naming the first bad one and why.
 func (m *Machine) Validate() error {
 	bad := func(f, why string, a ...any) error {
 		return fmt.Errorf("vtime: machine %q: %s: %s", m.Name, f, fmt.Sprintf(why, a...))
 	}
-	if !(m.BMem > 0) {
-		return bad("bmem", "memory bandwidth must be > 0 bytes/s, got %g", m.BMem)
+	// within is false for NaN and the infinities too.
+	within := func(x, lo, hi float64) bool { return x >= lo && x <= hi }
+	if !within(m.BMem, minBandwidth, maxBandwidth) {
+		return bad("bmem", "memory bandwidth %g bytes/s is outside [%g, %g]", m.BMem, minBandwidth, maxBandwidth)
 	}
-	if m.CoresPerNode < 1 {
-		return bad("cores_per_node", "must be >= 1, got %d", m.CoresPerNode)
+	if m.CoresPerNode < 1 || m.CoresPerNode > maxCoresPerNode {
+		return bad("cores_per_node", "must be between 1 and %d, got %d", maxCoresPerNode, m.CoresPerNode)
 	}
 	switch m.Mapping {
 	case "", "block", "round-robin":
@@ -188,11 +252,14 @@ func (m *Machine) Validate() error {
 	for i := range m.Levels {
 		lv := &m.Levels[i]
 		f := fmt.Sprintf("levels[%d]", i)
-		if !(lv.Bandwidth > 0) {
-			return bad(f+".bandwidth", "must be > 0 bytes/s, got %g", lv.Bandwidth)
+		if !within(lv.Bandwidth, minBandwidth, maxBandwidth) {
+			return bad(f+".bandwidth", "%g bytes/s is outside [%g, %g]", lv.Bandwidth, minBandwidth, maxBandwidth)
 		}
-		if lv.L0 < 0 || lv.LH < 0 {
-			return bad(f+".l0/lh", "latencies must be >= 0 s")
+		if !within(lv.L0, 0, maxLatency) {
+			return bad(f+".l0", "latency %g s is outside [0, %g]", lv.L0, maxLatency)
+		}
+		if !within(lv.LH, 0, maxLatency) {
+			return bad(f+".lh", "latency %g s is outside [0, %g]", lv.LH, maxLatency)
 		}
 		t, err := lv.build(f)
 		if err != nil {
@@ -202,14 +269,26 @@ func (m *Machine) Validate() error {
 			return bad(f+".size", "an inner level needs a bounded size (it is the group size of the next level)")
 		}
 	}
-	if m.Overhead.A < 0 || m.Overhead.B < 0 {
-		return bad("overhead", "a and b must be >= 0")
+	if !within(m.Overhead.A, 0, maxLatency) {
+		return bad("overhead.a", "%g s is outside [0, %g]", m.Overhead.A, maxLatency)
+	}
+	if !within(m.Overhead.B, 0, maxOverheadPerByte) {
+		return bad("overhead.b", "%g s/byte is outside [0, %g]", m.Overhead.B, maxOverheadPerByte)
+	}
+	for _, l := range []struct {
+		field string
+		n     *int
+	}{{"eager_limit", m.EagerLimit}, {"net_eager_limit", m.NetEagerLimit}} {
+		if l.n != nil && (*l.n < 0 || *l.n > MaxEagerLimit) {
+			return bad(l.field, "%d bytes is outside [0, %d]", *l.n, MaxEagerLimit)
+		}
 	}
 	return nil
 }
 
-// JSON returns the machine in its file format.
+// JSON returns the machine in its file format, every default spelt out
+// (Explicit).
 func (m *Machine) JSON() []byte {
-	b, _ := json.MarshalIndent(m, "", "  ")
+	b, _ := json.MarshalIndent(m.Explicit(), "", "  ")
 	return b
 }

@@ -50,7 +50,7 @@ func TestEq3SendTimes(t *testing.T) {
 		size     int64
 		ts       float64
 	}{{0, 1, 100, 0}, {0, 12, 1 << 20, 1.5}, {5, 300, 4096, 2e-3}, {13, 13, 7, 0}} {
-		tr, ta := tg.Transfer(tc.ts, tc.size, tc.src, tc.dst)
+		tr, ta := tg.Transfer(tc.ts, tc.size, tc.src, tc.dst, nil)
 		s := float64(tc.size)
 		if !near(tr, tc.ts+s/bMem) {
 			t.Errorf("%+v: t_r = %g, want t_s + s/B_mem = %g", tc, tr, tc.ts+s/bMem)
@@ -68,7 +68,7 @@ func TestEq3SendTimes(t *testing.T) {
 
 func TestEq4NetworkTransferH0UsesMemoryBandwidth(t *testing.T) {
 	tg := tianhe(t, 24)
-	tr, ta := tg.Transfer(0, 6380, 0, 11) // same node
+	tr, ta := tg.Transfer(0, 6380, 0, 11, nil) // same node
 	if !near(ta-tr, 6380/bMem) {
 		t.Errorf("h = 0: L = %g, want s/B_mem = %g", ta-tr, 6380/bMem)
 	}
@@ -79,7 +79,7 @@ func TestEq4NetworkTransferHPositiveUsesNetwork(t *testing.T) {
 	for _, tc := range []struct {
 		x, y, h int
 	}{{0, 12, 3}, {0, 191, 3}, {0, 192, 5}, {191, 192, 5}} {
-		tr, ta := tg.Transfer(0, 4160, tc.x, tc.y)
+		tr, ta := tg.Transfer(0, 4160, tc.x, tc.y, nil)
 		if want := 4160/bNet + lh(tc.h); !near(ta-tr, want) {
 			t.Errorf("hop(%d,%d): L = %g, want s/B_net + l(%d) = %g", tc.x, tc.y, ta-tr, tc.h, want)
 		}
@@ -88,7 +88,7 @@ func TestEq4NetworkTransferHPositiveUsesNetwork(t *testing.T) {
 
 func TestEq4ZeroByteReqAck(t *testing.T) {
 	tg := tianhe(t, 24)
-	tr, ta := tg.Transfer(1, 0, 0, 12)
+	tr, ta := tg.Transfer(1, 0, 0, 12, nil)
 	if tr != 1 || !near(ta, 1+lh(3)) {
 		t.Errorf("REQ: t_r = %g, t_a = %g; want 1 and 1 + l(3)", tr, ta)
 	}
@@ -282,7 +282,7 @@ func TestLAPSEOverheadChargedToSender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, ta := tg.Transfer(0, 1000, 0, 12)
+	tr, ta := tg.Transfer(0, 1000, 0, 12, nil)
 	o := 2e-6 + 1e-9*1000
 	if !near(tr, o+1000/bMem) || !near(ta, tr+1000/bNet+lh(3)) {
 		t.Errorf("overhead: t_r = %g, t_a = %g", tr, ta)

@@ -19,6 +19,8 @@ type Rank struct {
 
 	tv float64 // t_V: the rank's virtual time, seconds
 
+	nic Link // the injection link its network messages queue on (nic_queue)
+
 	wait waitState // Algorithm 2 / 3 state
 
 	comp, comm, waiting float64 // time by kind of activity
@@ -77,7 +79,7 @@ func (r *Rank) Begin() { r.pause() }
 // Stamp is the arrival time t_a of a message of size bytes (0 for REQ and
 // ACK) that this rank sends now to rank dst from DS, RS or AS (Sect. 4.2).
 func (r *Rank) Stamp(size int64, dst int) float64 {
-	_, ta := r.t.Transfer(r.tv, size, r.id, dst)
+	_, ta := r.t.Transfer(r.tv, size, r.id, dst, &r.nic)
 	return ta
 }
 

@@ -3,6 +3,7 @@ package vtime
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Target is a machine with a job of P ranks placed on it: everything
@@ -12,6 +13,8 @@ type Target struct {
 	p      int
 	nodes  int // nodes the job occupies
 	levels []placedLevel
+
+	eagerNode, eagerNet int // the machine's eager limits, defaults applied
 }
 
 type placedLevel struct {
@@ -31,6 +34,7 @@ func (m *Machine) Place(p int) (*Target, error) {
 		return nil, err
 	}
 	t := &Target{m: *m, p: p, nodes: (p + m.CoresPerNode - 1) / m.CoresPerNode}
+	t.eagerNode, t.eagerNet = m.EagerLimits()
 	units := t.nodes // positions needed at the current level
 	for i, lv := range m.Levels {
 		spec := lv.topologySpec
@@ -80,7 +84,7 @@ func (t *Target) Core(r int) int {
 // outermost) and its bandwidth (the lowest link bandwidth en route, xSim's
 // b_min). Ranks on one node have h = 0.
 func (t *Target) route(x, y int) (hops int, lat, bw float64) {
-	nx, ny := t.Core(x)/t.m.CoresPerNode, t.Core(y)/t.m.CoresPerNode
+	nx, ny := t.node(x), t.node(y)
 	if nx == ny {
 		return 0, 0, 0
 	}
@@ -106,6 +110,19 @@ func (t *Target) route(x, y int) (hops int, lat, bw float64) {
 	panic("unreachable")
 }
 
+// node is the node rank r runs on.
+func (t *Target) node(r int) int { return t.Core(r) / t.m.CoresPerNode }
+
+// EagerLimit is the target MPI's eager limit for a message from rank src to
+// rank dst: the machine's eager_limit when they share a node (h = 0), its
+// net_eager_limit otherwise. Messages of at most this many bytes go eagerly.
+func (t *Target) EagerLimit(src, dst int) int {
+	if t.node(src) == t.node(dst) {
+		return t.eagerNode
+	}
+	return t.eagerNet
+}
+
 // Hop is hop(x, y) of Eq. (3): the number of links a message from rank x to
 // rank y traverses on the target machine.
 func (t *Target) Hop(x, y int) int {
@@ -129,14 +146,96 @@ func (t *Target) Hop(x, y int) int {
 // with B_net the lowest bandwidth en route (xSim: L = h x l + s / b_min).
 // o(size) = a + b x size is LAPSE's software overhead, 0 by default.
 // REQ and ACK are zero-byte messages: callers pass size 0 for them.
-func (t *Target) Transfer(ts float64, size int64, src, dst int) (tr, ta float64) {
+//
+// nic is src's injection link. On a machine with nic_queue, a message with
+// h > 0 and size > 0 occupies it for s / B_net (LogGP's gap, seeds/002):
+// its network transfer starts once the link is free,
+//
+//	start = the first time >= t_r the link is free for s / B_net,
+//	t_a   = start + s / B_net + l(h),
+//
+// and the link is busy from start to start + s / B_net. Zero-byte messages
+// neither wait nor occupy it. Without nic_queue, or with nic nil, nic is
+// ignored and Eq. (4) holds as written.
+func (t *Target) Transfer(ts float64, size int64, src, dst int, nic *Link) (tr, ta float64) {
 	s := float64(size)
 	tr = t.buffered(ts, size)
 	h, lat, bw := t.route(src, dst)
 	if h == 0 {
 		return tr, tr + s/t.m.BMem
 	}
-	return tr, tr + s/bw + lat
+	start := tr
+	if t.m.NICQueue && nic != nil && size > 0 {
+		start = nic.occupy(tr, s/bw)
+	}
+	return tr, start + s/bw + lat
+}
+
+// Link is a rank's injection link onto the network (machine field
+// nic_queue): the intervals of virtual time in which it transmits.
+//
+// Why intervals and not just the time it is next free: a rank does not
+// stamp its messages in the order of their t_r. The DATA answering an ACK
+// is stamped from Algorithm 3's t_temp, which can lie before messages the
+// rank already stamped: ACKs from several peers dealt in one Waitall in
+// host arrival order, or an ACK found late (Fig. 4 (c)) after the rank
+// went on sending. With a single free time such a DATA would wait behind
+// every message stamped before it, however much later they left on the
+// target: the error, and the dependence on host order, would have no
+// bound. With the intervals a message takes the first gap at or after its
+// t_r that is long enough, so one stamped late in host order but early in
+// virtual time leaves when the target would have sent it unless it
+// overlaps messages already placed. Messages already placed are not moved
+// (as Algorithm 2 does not revise what it computed), so the prediction can
+// still depend on host order where such transfers overlap on the link. It
+// is bounded: a transfer starts at or after its t_r and no later than the
+// end of the busy period it falls in, so it moves by less than the sum of
+// s / B_net over the transfers of that busy period.
+type Link struct{ busy []span } // disjoint, in time order
+
+// linkCap bounds the intervals a link remembers. Consecutive transfers
+// merge into one interval, so it grows only with gaps; the oldest half is
+// forgotten when full (a message stamped before all that remain finds the
+// link free then, at worst leaving earlier than on the target).
+const linkCap = 64
+
+// occupy places a transfer of duration d that may start at tr in the
+// first gap at or after tr long enough for it, marks it busy and returns
+// its start.
+func (l *Link) occupy(tr, d float64) (start float64) {
+	b := l.busy
+	i := sort.Search(len(b), func(i int) bool { return b[i].end > tr })
+	start = tr
+	for ; i < len(b) && start+d > b[i].start; i++ {
+		start = max(start, b[i].end)
+	}
+	end := start + d
+	switch {
+	case i > 0 && b[i-1].end >= start: // extends the interval before it
+		b[i-1].end = end
+		if i < len(b) && b[i].start <= end { // and closes the gap to the next
+			b[i-1].end = b[i].end
+			b = append(b[:i], b[i+1:]...)
+		}
+	case i < len(b) && b[i].start <= end: // ends where the next begins
+		b[i].start = start
+	default:
+		if len(b) == linkCap {
+			k := copy(b, b[linkCap/2:])
+			b = b[:k]
+			i -= linkCap / 2
+			if i < 0 {
+				// Older than everything kept: it was forgotten anyway.
+				l.busy = b
+				return start
+			}
+		}
+		b = append(b, span{})
+		copy(b[i+1:], b[i:])
+		b[i] = span{start, end}
+	}
+	l.busy = b
+	return start
 }
 
 // buffered is t_r of Eq. (3): when a send started at ts has copied size

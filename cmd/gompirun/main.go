@@ -26,7 +26,7 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]"
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...] | gompirun -print-machine NAME|FILE"
 
 // options are the parsed command line.
 type options struct {
@@ -45,6 +45,10 @@ type options struct {
 	cpuScaleSet bool
 	report      string
 	virt        *virtualRun
+
+	// -print-machine NAME|FILE: print that machine as a file and exit.
+	printMachine    string
+	printMachineSet bool
 
 	// Jobs spanning hosts (-hosts, -hostfile): hostOf[i] indexes hosts
 	// for process i; nil without a host list (everything local).
@@ -67,6 +71,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
+	fs.StringVar(&o.printMachine, "print-machine", "", "print a machine preset or file as a machine file, every default spelt out, and exit")
 	hostList := fs.String("hosts", "", "hosts to run on: host[:slots],...")
 	hostfile := fs.String("hostfile", "", "file of hosts to run on, one host[:slots] or 'host slots=N' a line")
 	fs.StringVar(&o.launcher, "launcher", "ssh", "how to start the proxy on other hosts: ssh, fork, or a command prefix")
@@ -77,6 +82,12 @@ func parse(args []string) (*options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	o.cpuScaleSet = set["cpu-scale"]
+	if o.printMachineSet = set["print-machine"]; o.printMachineSet {
+		if len(set) > 1 || fs.NArg() > 0 {
+			return nil, errors.New("-print-machine prints a machine and exits: it takes no other option and no program")
+		}
+		return o, nil
+	}
 	if err := parseHosts(o, *hostList, *hostfile, set); err != nil {
 		return nil, err
 	}
@@ -156,6 +167,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v (%s)\n", err, usageLine)
 		os.Exit(2)
+	}
+	if o.printMachineSet {
+		if err := printMachine(o.printMachine, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
+			os.Exit(2)
+		}
+		os.Exit(0)
 	}
 	exe, err := resolve(o.prog)
 	if err != nil {

@@ -43,6 +43,19 @@ func prepareVirtual(o *options) (*virtualRun, error) {
 	return &virtualRun{machine: m, cpuScale: o.cpuScale, report: o.report}, nil
 }
 
+// printMachine writes a preset or machine file (spec, as -machine takes it)
+// to w in the machine file format with every default spelt out, so that a
+// user sees what the model uses (the eager limits among it) and can edit a
+// copy: -print-machine.
+func printMachine(spec string, w io.Writer) error {
+	m, err := vtime.LoadMachine(spec)
+	if err != nil {
+		return fmt.Errorf("-print-machine: %v", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", m.JSON())
+	return err
+}
+
 // env is what every process of the job gets.
 func (v *virtualRun) env() []string {
 	return []string{

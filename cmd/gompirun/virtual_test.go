@@ -97,22 +97,39 @@ func TestVirtualPingPongClosedFormsThroughGompirun(t *testing.T) {
 	const iters = 3
 	for _, tc := range []struct {
 		name       string
-		eagerLimit int
+		eagerLimit int // the machine's net_eager_limit; -1: omitted (64 KiB)
 		max        int
 	}{
-		{"eager", 64 << 10, 1 << 10},
+		{"eager", -1, 1 << 10},
 		{"rendezvous", 0, 1 << 20}, // every non-empty message by rendezvous
-		{"mixed", 64 << 10, 1 << 20},
+		{"mixed", -1, 1 << 20},
+		{"mixed-machine-limit", 4 << 10, 1 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := []string{"GOMPI_EAGER_LIMIT=" + strconv.Itoa(tc.eagerLimit)}
+			machine := "testdata/vmesh.json"
+			eagerLimit := vtime.DefaultEagerLimit
+			if tc.eagerLimit >= 0 {
+				m, err := vtime.LoadMachine(machine)
+				if err != nil {
+					t.Fatal(err)
+				}
+				eagerLimit = tc.eagerLimit
+				m.NetEagerLimit = &eagerLimit
+				machine = filepath.Join(t.TempDir(), "vmesh.json")
+				if err := os.WriteFile(machine, m.JSON(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The protocol is the target's: gompi's own eager limit does
+			// not change the prediction.
+			env := []string{"GOMPI_EAGER_LIMIT=" + strconv.Itoa(1<<20-eagerLimit)}
 			rep, r := vrun(t, env, "-np", "2", "-virtual", "2", "-cpu-scale", "0",
-				"-machine", "testdata/vmesh.json", prog, "-iters", strconv.Itoa(iters), "-max", strconv.Itoa(tc.max))
+				"-machine", machine, prog, "-iters", strconv.Itoa(iters), "-max", strconv.Itoa(tc.max))
 			oneway := map[int]float64{}
 			want := 0.0
 			for s := 0; s <= tc.max; s = max(2*s, 1) {
 				ow := eagerOneWay(float64(s))
-				if s > tc.eagerLimit {
+				if s > eagerLimit {
 					ow = rendezvousOneWay(float64(s))
 				}
 				oneway[s] = ow
@@ -391,5 +408,45 @@ func TestVirtualStallAcrossProcesses(t *testing.T) {
 	rep, r := vrun(t, nil, "-np", "3", "-virtual", "3", "-cpu-scale", "0", "-machine", "testdata/vmesh.json", prog, "-chain", "-poll")
 	if rep.SpeculativeStalls != 1 || !strings.Contains(r.stderr, "speculative stalls: 1 of 1") {
 		t.Errorf("-poll: %d stalls resolved exactly, %d speculatively; want 0 and 1 (stderr:\n%s)", rep.Stalls, rep.SpeculativeStalls, r.stderr)
+	}
+}
+
+// TestPrintMachine: -print-machine prints a preset or a machine file as a
+// machine file with every default spelt out (the eager limits among them),
+// which parses back to the same machine; a bad name or file is one line
+// and exit 2.
+func TestPrintMachine(t *testing.T) {
+	for _, spec := range append(vtime.Presets(), "testdata/vmesh.json") {
+		r := gorun(t, nil, "-print-machine", spec)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("-print-machine %s: exit %d, stderr %q", spec, r.code, r.stderr)
+		}
+		printed, err := vtime.ParseMachine([]byte(r.stdout))
+		if err != nil {
+			t.Fatalf("-print-machine %s: output does not parse: %v\n%s", spec, err, r.stdout)
+		}
+		want, err := vtime.LoadMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(printed.JSON()) != string(want.JSON()) || r.stdout != string(want.JSON())+"\n" {
+			t.Errorf("-print-machine %s printed\n%s\nwant\n%s", spec, r.stdout, want.JSON())
+		}
+		for _, field := range []string{`"eager_limit": 65536`, `"net_eager_limit": 65536`, `"nic_queue": false`, `"mapping": "block"`} {
+			if !strings.Contains(r.stdout, field) {
+				t.Errorf("-print-machine %s does not spell out %s:\n%s", spec, field, r.stdout)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"-print-machine", "no-such-machine"},
+		{"-print-machine", "testdata/badmachine.json"},
+		{"-print-machine", "tianhe1a", "-np", "2"},
+		{"-print-machine", "tianhe1a", "./testdata/job"},
+	} {
+		r := gorun(t, nil, args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "gompirun: ") || r.stdout != "" {
+			t.Errorf("gompirun %v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, r.code, r.stdout, r.stderr)
+		}
 	}
 }
