@@ -33,6 +33,10 @@ type Machine struct {
 	// Overhead is LAPSE's per-message software cost a + b x s, charged to
 	// the sender before the copy (0 keeps Eq. 3 exact).
 	Overhead Overhead `json:"overhead,omitempty"`
+	// Contention is S(k), entry k-1: how much slower a rank computes when
+	// k ranks of its node compute at once (contention.go). Omitted, ranks
+	// of one node do not slow each other.
+	Contention []float64 `json:"contention,omitempty"`
 }
 
 // Level is one network of the hierarchy (xSim hierarchical combinations).
@@ -204,6 +208,9 @@ func (m *Machine) Validate() error {
 	}
 	if m.Overhead.A < 0 || m.Overhead.B < 0 {
 		return bad("overhead", "a and b must be >= 0")
+	}
+	if f, why := validateContention(m.Contention); f != "" {
+		return bad(f, "%s", why)
 	}
 	return nil
 }
