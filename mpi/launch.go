@@ -223,6 +223,17 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
 		shareCPUs(machineProcs)
 	}
+	if virt != nil {
+		var machineProcRanks []int
+		for p, info := range procs {
+			if info.machine == me.machine {
+				machineProcRanks = append(machineProcRanks, bases[p+1]-bases[p])
+			}
+		}
+		if err := setHostConcurrency(virt, machineProcRanks); err != nil { // launch_virtual.go
+			return err
+		}
+	}
 	if virt != nil && env.Procs > 1 {
 		w.q = watchStalls(env, w, table, local, sh) // launch_virtual.go
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/gompi/gompi/internal/launch"
@@ -30,6 +31,41 @@ func virtualFromEnv(size int) (*Virtual, error) {
 		}
 	}
 	return NewVirtual(m, size, scale)
+}
+
+// setHostConcurrency tells v how many of the job's ranks this machine
+// computes at once (k_h, for the contention factor): the processes that
+// share this machine's cores (same boot id) host machineProcRanks ranks
+// each. GOMPI_VHOST_CONCURRENCY overrides it.
+func setHostConcurrency(v *Virtual, machineProcRanks []int) error {
+	if s := os.Getenv(launch.EnvHostConcurrency); s != "" {
+		k, err := strconv.Atoi(s)
+		if err != nil || k < 1 {
+			return fmt.Errorf("%s=%q: want a count >= 1", launch.EnvHostConcurrency, s)
+		}
+		v.SetHostConcurrency(k)
+		return nil
+	}
+	if v.cpu == nil {
+		return nil // nothing is measured
+	}
+	v.SetHostConcurrency(machineConcurrency(runtime.NumCPU(), v.computeWidth(), machineProcRanks))
+	return nil
+}
+
+// machineConcurrency is k_h for one machine of cores cores whose processes
+// host procRanks ranks each and compute at most width of them at once:
+// no more ranks compute at once than the machine has cores, than it hosts,
+// or than its processes let compute. Every process is assumed to have this
+// one's width: gompirun starts them alike, and their GOMAXPROCS follows
+// the same rule (shareCPUs).
+func machineConcurrency(cores, width int, procRanks []int) int {
+	hosted, computing := 0, 0
+	for _, n := range procRanks {
+		hosted += n
+		computing += min(width, n)
+	}
+	return max(1, min(cores, hosted, computing))
 }
 
 // publishVirtual hands this process's per-rank records to gompirun.

@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -21,6 +22,13 @@ type Virtual struct {
 	target   *vtime.Target
 	cpuScale float64
 	cpu      *vtime.ThreadCPU // nil when cpuScale is 0
+	// newMeter makes rank id's computation meter (nil when cpuScale is
+	// 0); tests replace it with a scripted one.
+	newMeter func(id int) vtime.Meter
+	// hostConcurrency is k_h: how many of the job's ranks the host
+	// computes at once on the cores of this process's machine (see
+	// SetHostConcurrency).
+	hostConcurrency int
 
 	mu     sync.Mutex
 	err    error // a rank outside the placed job
@@ -49,8 +57,38 @@ func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error)
 		if v.cpu, err = vtime.NewThreadCPU(0); err != nil {
 			return nil, fmt.Errorf("mpi: measuring computation: %v (cpu scale 0 needs no measurement)", err)
 		}
+		v.newMeter = func(int) vtime.Meter { return v.cpu.Meter() }
+		// In one process every rank is measured on this machine's cores,
+		// at most computeWidth at once.
+		v.hostConcurrency = min(runtime.NumCPU(), v.computeWidth(), ranks)
 	}
 	return v, nil
+}
+
+// computeWidth is how many ranks this process computes at once: no more
+// than hold a compute slot (vtime.ThreadCPU) nor than run Go code at once
+// (GOMAXPROCS, which gompirun may have lowered since the slots were made).
+func (v *Virtual) computeWidth() int {
+	if v.cpu == nil {
+		return 0
+	}
+	return min(v.cpu.Slots(), runtime.GOMAXPROCS(0))
+}
+
+// SetHostConcurrency sets k_h, how many of the job's ranks the host
+// computes at once on the cores that measure this process's ranks. Measured
+// computation is then scaled by the machine's contention factor S(k_t) /
+// S(k_h) (vtime.Target.ContentionFactor, docs/model.md "Computation under
+// contention"). NewVirtual assumes one process:
+// min(NumCPU, GOMAXPROCS, ranks). Call it before the world runs; k < 1
+// counts as 1.
+func (v *Virtual) SetHostConcurrency(k int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.hostConcurrency = max(k, 1)
+	for _, c := range v.clocks {
+		c.m.SetHostConcurrency(v.hostConcurrency)
+	}
 }
 
 // WithVirtual runs the world in virtual time: every rank gets a virtual
@@ -79,11 +117,12 @@ func (v *Virtual) clock(id int) Clock {
 		return nil // real mode for this rank; Run reports the error
 	}
 	var meter vtime.Meter
-	if v.cpu != nil {
-		meter = v.cpu.Meter()
+	if v.newMeter != nil {
+		meter = v.newMeter(id)
 	}
 	c := &virtualClock{v: v, m: vtime.NewRank(v.target, id, meter, v.cpuScale)}
 	v.mu.Lock()
+	c.m.SetHostConcurrency(v.hostConcurrency)
 	v.clocks[id] = c
 	v.mu.Unlock()
 	return c

@@ -43,6 +43,9 @@ func NewThreadCPU(slots int) (*ThreadCPU, error) {
 	return &ThreadCPU{slots: make(chan struct{}, slots)}, nil
 }
 
+// Slots is how many bursts may be measured at once.
+func (c *ThreadCPU) Slots() int { return cap(c.slots) }
+
 // Meter returns a meter for one rank; use it from that rank's goroutine.
 func (c *ThreadCPU) Meter() Meter { return &threadMeter{gate: c} }
 

@@ -49,6 +49,10 @@ type Machine struct {
 	// link is per rank (the ranks of a node do not share it), and ejection
 	// at the receiver is not modelled. false keeps Eq. (3)/(4) exact.
 	NICQueue bool `json:"nic_queue"`
+	// Contention is S(k), entry k-1: how much slower a rank computes when
+	// k ranks of its node compute at once (contention.go). Omitted, ranks
+	// of one node do not slow each other.
+	Contention []float64 `json:"contention,omitempty"`
 }
 
 // DefaultEagerLimit is the eager limit, in bytes, of a machine that names
@@ -282,6 +286,9 @@ func (m *Machine) Validate() error {
 		if l.n != nil && (*l.n < 0 || *l.n > MaxEagerLimit) {
 			return bad(l.field, "%d bytes is outside [0, %d]", *l.n, MaxEagerLimit)
 		}
+	}
+	if f, why := validateContention(m.Contention); f != "" {
+		return bad(f, "%s", why)
 	}
 	return nil
 }

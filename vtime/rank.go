@@ -10,12 +10,21 @@ package vtime
 //	SimStart  (Begin  {Stamp}  End{Send,Recv}  |  Begin WaitStart {Early DueNow DueInWait Deal} WaitEnd)*  SimEnd
 //
 // Computation between an end event and the next start event is measured by
-// the Meter (actual simulation, Eq. 2) and scaled by cpuScale.
+// the Meter (actual simulation, Eq. 2) and scaled by cpuScale and by the
+// contention factor (contention.go).
 type Rank struct {
 	id       int
 	t        *Target
 	meter    Meter
 	cpuScale float64
+	// burstScale multiplies every measured burst: cpuScale x the
+	// contention factor, fixed before the rank starts so that charging a
+	// burst stays one multiplication.
+	burstScale float64
+	// contention is S(k_t) / S(k_h) (1 until SetHostConcurrency), with the
+	// two concurrencies it came from, for the report.
+	contention                 float64
+	nodeRanks, hostConcurrency int
 
 	tv float64 // t_V: the rank's virtual time, seconds
 
@@ -36,15 +45,30 @@ func NewRank(t *Target, id int, meter Meter, cpuScale float64) *Rank {
 	if cpuScale == 0 || meter == nil {
 		meter, cpuScale = nil, 0
 	}
-	r := &Rank{id: id, t: t, meter: meter, cpuScale: cpuScale}
+	r := &Rank{id: id, t: t, meter: meter, cpuScale: cpuScale, burstScale: cpuScale, contention: 1}
 	r.wait.init()
 	return r
+}
+
+// SetHostConcurrency tells the clock k_h, how many of the job's ranks the
+// host computes at once on the cores that measure this rank, so that its
+// measured computation is scaled by the contention factor S(k_t) / S(k_h)
+// (Target.ContentionFactor). Call it before SimStart. Without it no factor
+// applies, as when the machine has no contention table.
+func (r *Rank) SetHostConcurrency(k int) {
+	if r.meter == nil {
+		return // nothing is measured, so nothing is scaled
+	}
+	k = max(k, 1)
+	r.contention = r.t.ContentionFactor(r.id, k)
+	r.nodeRanks, r.hostConcurrency = r.t.NodeRanks(r.id), k
+	r.burstScale = r.cpuScale * r.contention
 }
 
 // Now is t_V, including the computation burst in progress (MPI_Wtime).
 func (r *Rank) Now() float64 {
 	if r.meter != nil {
-		return r.tv + r.cpuScale*r.meter.Peek()
+		return r.tv + r.burstScale*r.meter.Peek()
 	}
 	return r.tv
 }
@@ -121,7 +145,7 @@ func (r *Rank) pause() {
 	if r.meter == nil {
 		return
 	}
-	d := r.cpuScale * r.meter.End()
+	d := r.burstScale * r.meter.End()
 	r.tv += d
 	r.comp += d
 }
@@ -135,9 +159,13 @@ func (r *Rank) resume() {
 
 // Result is the rank's record for the report; valid after SimEnd.
 func (r *Rank) Result() RankResult {
-	return RankResult{
+	res := RankResult{
 		Rank: r.id, End: r.end, Finished: r.ended,
 		Computation: r.comp, Communication: r.comm, Waiting: r.waiting,
 		Waits: r.wait.num, HistoryMisses: r.wait.misses,
 	}
+	if r.hostConcurrency > 0 { // measured, and told the host's concurrency
+		res.Contention, res.NodeRanks, res.HostConcurrency = r.contention, r.nodeRanks, r.hostConcurrency
+	}
+	return res
 }

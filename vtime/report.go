@@ -34,6 +34,15 @@ type RankResult struct {
 	// job-wide detection did not answer in time; see docs/model.md).
 	Stalls            int64 `json:"stalls,omitempty"`
 	SpeculativeStalls int64 `json:"speculative_stalls,omitempty"`
+
+	// Contention is the factor S(k_t) / S(k_h) by which the rank's measured
+	// computation was scaled besides the CPU scale (contention.go):
+	// NodeRanks is k_t, the job's ranks on its target node, and
+	// HostConcurrency k_h, the ranks the host computed at once. All three
+	// are 0 when nothing was measured (cpu-scale 0).
+	Contention      float64 `json:"contention,omitempty"`
+	NodeRanks       int     `json:"node_ranks,omitempty"`
+	HostConcurrency int     `json:"host_concurrency,omitempty"`
 }
 
 // Stat is a quantity over ranks: its minimum, mean and maximum, and which
@@ -68,8 +77,48 @@ type Report struct {
 	Stalls            int64   `json:"stalls"`
 	SpeculativeStalls int64   `json:"speculative_stalls"`
 	Unfinished        []int   `json:"unfinished,omitempty"`
+	// Contention summarises the ranks' contention factors; nil when every
+	// rank's measured computation was charged as measured (factor 1).
+	Contention *ContentionSummary `json:"contention,omitempty"`
 
 	PerRank []RankResult `json:"per_rank"`
+}
+
+// ContentionSummary is the range over ranks of the contention factor and of
+// the two concurrencies it comes from (RankResult.Contention).
+type ContentionSummary struct {
+	MinFactor          float64 `json:"min_factor"`
+	MaxFactor          float64 `json:"max_factor"`
+	MinNodeRanks       int     `json:"min_node_ranks"`
+	MaxNodeRanks       int     `json:"max_node_ranks"`
+	MinHostConcurrency int     `json:"min_host_concurrency"`
+	MaxHostConcurrency int     `json:"max_host_concurrency"`
+}
+
+// summarizeContention is nil when no rank's factor differs from 1.
+func summarizeContention(rs []RankResult) *ContentionSummary {
+	var c *ContentionSummary
+	scaled := false
+	for _, r := range rs {
+		if r.HostConcurrency == 0 {
+			continue // not measured
+		}
+		scaled = scaled || r.Contention != 1
+		if c == nil {
+			c = &ContentionSummary{MinFactor: r.Contention, MaxFactor: r.Contention,
+				MinNodeRanks: r.NodeRanks, MaxNodeRanks: r.NodeRanks,
+				MinHostConcurrency: r.HostConcurrency, MaxHostConcurrency: r.HostConcurrency}
+			continue
+		}
+		c.MinFactor, c.MaxFactor = min(c.MinFactor, r.Contention), max(c.MaxFactor, r.Contention)
+		c.MinNodeRanks, c.MaxNodeRanks = min(c.MinNodeRanks, r.NodeRanks), max(c.MaxNodeRanks, r.NodeRanks)
+		c.MinHostConcurrency = min(c.MinHostConcurrency, r.HostConcurrency)
+		c.MaxHostConcurrency = max(c.MaxHostConcurrency, r.HostConcurrency)
+	}
+	if !scaled {
+		return nil
+	}
+	return c
 }
 
 // Summarize merges the records of all ranks (from any number of processes,
@@ -113,6 +162,7 @@ func Summarize(machine string, cpuScale float64, results []RankResult, wall floa
 			rep.Unfinished = append(rep.Unfinished, r.Rank)
 		}
 	}
+	rep.Contention = summarizeContention(rs)
 	if rep.Predicted > 0 {
 		rep.Slowdown = wall / rep.Predicted
 	}
@@ -141,6 +191,12 @@ func (rep *Report) WriteText(w io.Writer) error {
 			Seconds(row.s.Min), Seconds(row.s.Mean), Seconds(row.s.Max), row.s.MinRank, row.s.MaxRank)
 	}
 	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
+	if c := rep.Contention; c != nil {
+		p("  computation x%s for contention: %s per node, host computes %s at once\n",
+			rangeOf("%.3g", c.MinFactor, c.MaxFactor, " - x"),
+			plural(rangeOf("%d", c.MinNodeRanks, c.MaxNodeRanks, "-"), c.MaxNodeRanks, "rank", "ranks"),
+			rangeOf("%d", c.MinHostConcurrency, c.MaxHostConcurrency, "-"))
+	}
 	if rep.Temporal > 0 {
 		p("  temporally sensitive calls: %d; their answers followed host arrival order, not virtual time\n", rep.Temporal)
 	}
@@ -155,6 +211,22 @@ func (rep *Report) WriteText(w io.Writer) error {
 		p("  unfinished ranks (no E_End; the prediction is incomplete): %v\n", rep.Unfinished)
 	}
 	return nil
+}
+
+// rangeOf formats a range over ranks: one value when min == max.
+func rangeOf[T int | float64](format string, lo, hi T, sep string) string {
+	if lo == hi {
+		return fmt.Sprintf(format, lo)
+	}
+	return fmt.Sprintf(format, lo) + sep + fmt.Sprintf(format, hi)
+}
+
+// plural appends the noun for a count whose largest value is n.
+func plural(count string, n int, one, many string) string {
+	if n == 1 {
+		return count + " " + one
+	}
+	return count + " " + many
 }
 
 // Seconds formats a time in seconds with a unit suited to its size.

@@ -273,6 +273,7 @@ func TestVirtualReportAndUsage(t *testing.T) {
 	}{
 		{[]string{"-np", "2", "-virtual", "4", "-machine", "testdata/badmachine.json", prog}, "bmem"},
 		{[]string{"-np", "2", "-virtual", "4", "-machine", "testdata/no-such-machine.json", prog}, "no-such-machine.json"},
+		{[]string{"-np", "2", "-virtual", "4", "-machine", "testdata/badcontention.json", prog}, "contention[1]"},
 		{[]string{"-np", "2", "-machine", "tianhe1a", prog}, "need -virtual"},
 		{[]string{"-np", "2", "-report", file, prog}, "need -virtual"},
 		{[]string{"-np", "4", "-virtual", "2", prog}, "-virtual 2"},
@@ -316,6 +317,56 @@ func TestVirtualMeasuresComputation(t *testing.T) {
 				t.Errorf("-np %s -cpu-scale %s: rank %d charged %.6f s of computation, burned %.6f s (x %g)",
 					c.np, c.scale, rr.Rank, rr.Computation, burned[rr.Rank], scale)
 			}
+		}
+	}
+}
+
+// TestVirtualContentionThroughGompirun runs testdata/cpuburn's 2 ranks on
+// one node of testdata/vcontended.json (2 cores per node, S(2) = 1.5).
+// Computed one at a time (GOMAXPROCS=1, one process), each rank is charged
+// 1.5 x what it burned; with the host concurrency overridden to 2, or two
+// processes on a host of at least 2 cores, the measurement already holds
+// the contention and is charged as burned. The report's records and its
+// text say so.
+func TestVirtualContentionThroughGompirun(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("thread CPU time is measured on Linux only")
+	}
+	prog := vprog(t, "cpuburn")
+	twoProcs := min(runtime.NumCPU(), 2)
+	for _, c := range []struct {
+		np       string
+		env      []string
+		kh       int
+		factor   float64
+		textLine string
+	}{
+		{"1", []string{"GOMAXPROCS=1"}, 1, 1.5, "computation x1.5 for contention: 2 ranks per node, host computes 1 at once"},
+		{"1", []string{"GOMAXPROCS=1", launch.EnvHostConcurrency + "=2"}, 2, 1, ""},
+		{"2", []string{"GOMAXPROCS=1"}, twoProcs, 1.5 / []float64{1, 1.5}[twoProcs-1], ""},
+	} {
+		rep, r := vrun(t, c.env, "-np", c.np, "-virtual", "2", "-cpu-scale", "1", "-machine", "testdata/vcontended.json", prog, "-ms", "60")
+		burned := map[int]float64{}
+		for _, g := range burnedLine.FindAllStringSubmatch(r.stdout, -1) {
+			rank, _ := strconv.Atoi(g[1])
+			ns, _ := strconv.ParseFloat(g[2], 64)
+			burned[rank] = ns * 1e-9
+		}
+		for _, rr := range rep.PerRank {
+			if rr.NodeRanks != 2 || rr.HostConcurrency != c.kh || math.Abs(rr.Contention-c.factor) > 1e-12 {
+				t.Errorf("-np %s %v: rank %d record k_t %d, k_h %d, factor %g; want 2, %d, %g",
+					c.np, c.env, rr.Rank, rr.NodeRanks, rr.HostConcurrency, rr.Contention, c.kh, c.factor)
+			}
+			want := c.factor * burned[rr.Rank]
+			if rr.Computation < want || rr.Computation > 1.05*want {
+				t.Errorf("-np %s %v: rank %d charged %.6f s, burned %.6f s (x %g)", c.np, c.env, rr.Rank, rr.Computation, burned[rr.Rank], c.factor)
+			}
+		}
+		if mentions := strings.Contains(r.stderr, "for contention"); c.factor == 1 && mentions {
+			t.Errorf("-np %s %v: factor 1, yet the report mentions contention:\n%s", c.np, c.env, r.stderr)
+		}
+		if c.textLine != "" && !strings.Contains(r.stderr, c.textLine) {
+			t.Errorf("-np %s %v: the report lacks %q:\n%s", c.np, c.env, c.textLine, r.stderr)
 		}
 	}
 }

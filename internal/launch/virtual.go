@@ -8,6 +8,11 @@ package launch
 const (
 	EnvMachine  = "GOMPI_VMACHINE"   // the target machine as JSON (vtime.Machine); set only in virtual runs
 	EnvCPUScale = "GOMPI_VCPU_SCALE" // multiplier of measured computation (decimal)
+	// EnvHostConcurrency overrides k_h, how many of the job's ranks the
+	// host computes at once on one machine's cores (the contention factor
+	// of docs/model.md). Unset, each process counts it from the job's
+	// processes on its machine, its cores and its GOMAXPROCS.
+	EnvHostConcurrency = "GOMPI_VHOST_CONCURRENCY"
 )
 
 // VirtualKey is the exchange key under which process proc publishes the
