@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -33,6 +34,15 @@ type Machine struct {
 	// Overhead is LAPSE's per-message software cost a + b x s, charged to
 	// the sender before the copy (0 keeps Eq. 3 exact).
 	Overhead Overhead `json:"overhead,omitempty"`
+	// EagerLimit and NetEagerLimit are the largest messages, in bytes,
+	// the target MPI sends eagerly between ranks of one node (h = 0) and
+	// of different nodes (h > 0); 0 means not given.
+	EagerLimit    int `json:"eager_limit,omitempty"`
+	NetEagerLimit int `json:"net_eager_limit,omitempty"`
+	// Contention[k-1] is the factor by which computation is slower when
+	// k ranks of one node compute at once (Contention[0] = 1); empty: not
+	// given.
+	Contention []float64 `json:"contention,omitempty"`
 }
 
 // Level is one network of the hierarchy (xSim hierarchical combinations).
@@ -204,6 +214,14 @@ func (m *Machine) Validate() error {
 	}
 	if m.Overhead.A < 0 || m.Overhead.B < 0 {
 		return bad("overhead", "a and b must be >= 0")
+	}
+	if m.EagerLimit < 0 || m.NetEagerLimit < 0 {
+		return bad("eager_limit", "eager limits must be >= 0 bytes")
+	}
+	for i, f := range m.Contention {
+		if !(f > 0) || math.IsInf(f, 1) {
+			return bad(fmt.Sprintf("contention[%d]", i), "must be a factor > 0, got %g", f)
+		}
 	}
 	return nil
 }
