@@ -69,7 +69,7 @@ type Fit struct {
 type Param struct {
 	Name  string
 	Value float64
-	Unit  string // "s" or "B/s"
+	Unit  string // "s", "B/s" or "s/B"
 }
 
 // FitPoint is one measurement beside the fitted model's value.
@@ -196,8 +196,9 @@ type point struct {
 }
 
 // classify checks one transport's measurements and marks their protocol.
-// Within a protocol, a time below half of one at a smaller size is not a
-// measurement of this model (noise of that size means a broken run).
+// Times must grow with size: within a protocol, one size may take less
+// than half of a smaller size's time (an outlier, on a loaded host), a
+// second such size means the measurements are not of this model.
 func classify(pp []PingPong, limit int, what string) ([]point, error) {
 	if len(pp) < 3 {
 		return nil, fmt.Errorf("vtime: calibration: %s: %d sizes measured, need at least 3", what, len(pp))
@@ -206,6 +207,7 @@ func classify(pp []PingPong, limit int, what string) ([]point, error) {
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Size < sorted[j].Size })
 	var pts []point
 	var top [2]float64 // largest time so far, eager and rendezvous
+	var drops [2]int
 	for _, p := range sorted {
 		if p.Size < 0 || !(p.OneWay > 0) || math.IsInf(p.OneWay, 1) {
 			return nil, fmt.Errorf("vtime: calibration: %s: size %d: one-way time %g", what, p.Size, p.OneWay)
@@ -216,8 +218,10 @@ func classify(pp []PingPong, limit int, what string) ([]point, error) {
 			pt.k, i = 3, 1
 		}
 		if p.OneWay < top[i]/2 {
-			return nil, fmt.Errorf("vtime: calibration: %s: size %d took %.3g s, less than half of a smaller size's %.3g s",
-				what, p.Size, p.OneWay, top[i])
+			if drops[i]++; drops[i] > 1 {
+				return nil, fmt.Errorf("vtime: calibration: %s: size %d took %.3g s, less than half of a smaller size's %.3g s, and it is not the only one",
+					what, p.Size, p.OneWay, top[i])
+			}
 		}
 		top[i] = max(top[i], p.OneWay)
 		pts = append(pts, pt)
@@ -271,7 +275,7 @@ func fitLine(pts []point, rendezvous bool, what string) (Fit, bool) {
 	if rendezvous {
 		name = what + ", rendezvous line"
 	}
-	f := Fit{Name: name, Params: []Param{{"intercept", c[0], "s"}, {"per byte", c[1], "s"}}}
+	f := Fit{Name: name, Params: []Param{{"intercept", c[0], "s"}, {"per byte", c[1], "s/B"}}}
 	f.residuals(sel, func(p point) float64 { return c[0] + c[1]*p.s })
 	return f, true
 }
