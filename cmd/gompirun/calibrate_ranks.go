@@ -23,9 +23,9 @@ import (
 var calibrationSizes = []int64{0, 8, 64, 512, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20}
 
 // repetitions bound a ping-pong: round trips per size are budget / size,
-// within [min, max], after warm-up round trips (a tenth of them, and
-// first ones of 8 bytes, before a fresh process's first round trips are
-// slower: docs/gompirun.md, BENCHMARKS).
+// within [min, max], each size after a tenth as many for warm-up, and the
+// first size after `first` round trips of 8 bytes, since a fresh process's
+// first thousands of round trips are slower (docs/gompirun.md, BENCHMARKS).
 type repetitions struct {
 	min, max, first int
 	budget          int64
