@@ -47,8 +47,10 @@ type calibration struct {
 // executable the program. set tells which flags were given.
 func prepareCalibration(o *options, set map[string]bool) error {
 	if o.calib == nil {
-		if set["contention-kernel"] || set["calibrate-quick"] {
-			return errors.New("-contention-kernel needs -calibrate FILE")
+		for _, f := range []string{"contention-kernel", "calibrate-quick"} {
+			if set[f] {
+				return fmt.Errorf("-%s needs -calibrate FILE", f)
+			}
 		}
 		return nil
 	}
