@@ -166,7 +166,7 @@ func TestContentionFactorFromPlacementAndHost(t *testing.T) {
 // TestContentionValidationNamesTheEntry: bad tables are rejected naming the
 // entry; a machine without the field keeps its JSON form.
 func TestContentionValidationNamesTheEntry(t *testing.T) {
-	base := `{"name": "m", "bmem": 1, "cores_per_node": 2, "levels": [{"topology": "star", "bandwidth": 1}]`
+	base := `{"name": "m", "bmem": 1e9, "cores_per_node": 2, "levels": [{"topology": "star", "bandwidth": 1e9}]`
 	for _, tc := range []struct{ table, want string }{
 		{`[1.1, 1.2]`, "contention[0]"},
 		{`[0, 1.2]`, "contention[0]"},
@@ -188,7 +188,7 @@ func TestContentionValidationNamesTheEntry(t *testing.T) {
 		{[]float64{1, 2, math.Inf(1)}, "contention[2]"},
 		{make([]float64, maxContentionEntries+1), "contention:"},
 	} {
-		m := &Machine{Name: "m", BMem: 1, CoresPerNode: 1, Levels: []Level{{topologySpec: topologySpec{Kind: "star"}, Bandwidth: 1}},
+		m := &Machine{Name: "m", BMem: 1e9, CoresPerNode: 1, Levels: []Level{{topologySpec: topologySpec{Kind: "star"}, Bandwidth: 1e9}},
 			Contention: tc.table}
 		if err := m.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%d entries: error %v, want one naming %q", len(tc.table), err, tc.want)

@@ -123,6 +123,9 @@ func run(o *options, exe string) int {
 	defer signal.Stop(sigs)
 
 	out := &lineWriter{}
+	if o.calib != nil {
+		out.stdout = &o.calib.stdout
+	}
 	exits := make(chan exit, o.np)
 	sp := newSpawner()
 	defer sp.release()
@@ -146,9 +149,7 @@ func run(o *options, exe string) int {
 		p.cmd = exec.Command(exe, o.args...)
 		p.cmd.Env = append(os.Environ(), env.Vars()...)
 		p.cmd.Env = append(p.cmd.Env, p.hostVars...)
-		if o.virt != nil {
-			p.cmd.Env = append(p.cmd.Env, o.virt.env()...)
-		}
+		p.cmd.Env = append(p.cmd.Env, o.procEnv()...)
 		if p.idx == 0 {
 			in, err := stdinFor(p)
 			if err != nil {

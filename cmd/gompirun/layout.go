@@ -92,9 +92,7 @@ func (j *job) startProxies(o *options, ex *launch.Server, jobID, token, exe stri
 		for _, p := range px.procs {
 			pe := launch.Env{Job: jobID, Token: token, Size: o.ranks, Procs: o.np, Proc: p.idx, RankBase: p.base, NRanks: p.n}
 			vars := append(pe.Vars(), p.hostVars...)
-			if o.virt != nil {
-				vars = append(vars, o.virt.env()...)
-			}
+			vars = append(vars, o.procEnv()...)
 			spec.Procs = append(spec.Procs, proxyProc{Idx: p.idx, Exe: exe, Args: o.args, Env: vars})
 			spec.Stdin = spec.Stdin || p.idx == 0
 		}

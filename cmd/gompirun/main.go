@@ -26,7 +26,9 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...] | gompirun -print-machine NAME|FILE"
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
+	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
+	" | gompirun -print-machine NAME|FILE"
 
 // options are the parsed command line.
 type options struct {
@@ -56,6 +58,10 @@ type options struct {
 	hostOf   []int
 	launcher string
 	iface    string
+
+	// -calibrate FILE: measure this machine and write its machine file
+	// (calibrate.go); nil otherwise.
+	calib *calibration
 }
 
 func parse(args []string) (*options, error) {
@@ -76,6 +82,10 @@ func parse(args []string) (*options, error) {
 	hostfile := fs.String("hostfile", "", "file of hosts to run on, one host[:slots] or 'host slots=N' a line")
 	fs.StringVar(&o.launcher, "launcher", "ssh", "how to start the proxy on other hosts: ssh, fork, or a command prefix")
 	fs.StringVar(&o.iface, "iface", "", "interface (or IP address) at which other hosts reach gompirun")
+	calib := &calibration{}
+	fs.StringVar(&calib.file, "calibrate", "", "measure this machine and write its machine file here (- for standard output)")
+	fs.StringVar(&calib.kernel, "contention-kernel", "mixed", "-calibrate: contention factors written: compute, memory or mixed")
+	fs.BoolVar(&calib.quick, "calibrate-quick", false, "") // tests: few repetitions
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -91,10 +101,18 @@ func parse(args []string) (*options, error) {
 	if err := parseHosts(o, *hostList, *hostfile, set); err != nil {
 		return nil, err
 	}
-	if fs.NArg() == 0 {
+	if fs.NArg() > 0 {
+		o.prog, o.args = fs.Arg(0), fs.Args()[1:]
+	}
+	if set["calibrate"] {
+		o.calib = calib
+	}
+	if err := prepareCalibration(o, set); err != nil {
+		return nil, err
+	}
+	if o.prog == "" {
 		return nil, errors.New("no program given")
 	}
-	o.prog, o.args = fs.Arg(0), fs.Args()[1:]
 	if o.np < 1 {
 		return nil, fmt.Errorf("-np %d: need at least one process", o.np)
 	}
@@ -158,6 +176,9 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == proxyArg {
 		os.Exit(runProxy(os.Stdin, os.Stdout))
 	}
+	if mode := os.Getenv(calibrateEnv); mode != "" && len(os.Args) == 1 {
+		runCalibrationRanks(mode) // a rank of gompirun -calibrate; does not return
+	}
 	o, err := parse(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Println(usageLine)
@@ -183,6 +204,9 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
 		os.Exit(2)
+	}
+	if o.calib != nil {
+		os.Exit(calibrate(o, exe))
 	}
 	os.Exit(run(o, exe))
 }

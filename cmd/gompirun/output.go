@@ -11,7 +11,8 @@ import (
 // lineWriter forwards the processes' output to gompirun's own stdout and
 // stderr a whole line at a time, so lines of different ranks never mix.
 type lineWriter struct {
-	mu sync.Mutex
+	mu     sync.Mutex
+	stdout io.Writer // where the processes' standard output goes instead, when set (-calibrate)
 }
 
 // attach gives p a pipe for stdout and one for stderr, forwarded with
@@ -59,11 +60,15 @@ func (w *lineWriter) line(dst *os.File, prefix string, line []byte) {
 	if prefix != "" && line[len(line)-1] != '\n' {
 		line = append(line, '\n') // a last line without newline stays a line of its own
 	}
+	var out io.Writer = dst
+	if dst == os.Stdout && w.stdout != nil {
+		out = w.stdout
+	}
 	w.mu.Lock()
 	if prefix != "" {
-		dst.WriteString(prefix)
+		io.WriteString(out, prefix)
 	}
-	dst.Write(line)
+	out.Write(line)
 	w.mu.Unlock()
 }
 

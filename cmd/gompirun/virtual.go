@@ -56,6 +56,19 @@ func printMachine(spec string, w io.Writer) error {
 	return err
 }
 
+// procEnv is what -virtual and -calibrate add to every process's
+// environment.
+func (o *options) procEnv() []string {
+	var vars []string
+	if o.virt != nil {
+		vars = append(vars, o.virt.env()...)
+	}
+	if o.calib != nil {
+		vars = append(vars, o.calib.env()...)
+	}
+	return vars
+}
+
 // env is what every process of the job gets.
 func (v *virtualRun) env() []string {
 	return []string{
