@@ -100,6 +100,11 @@ func parseOptions(args []string) (*options, error) {
 	if o.cases, err = parseCases(*cases, o.rates); err != nil {
 		return nil, err
 	}
+	for _, c := range o.cases {
+		if c.Network() && o.np%2 != 0 {
+			return nil, fmt.Errorf("-np %d: the network cases need an even number of ranks (half in each namespace)", o.np)
+		}
+	}
 	for rate := range o.netMachine {
 		if !slices.Contains(o.rates, rate) {
 			return nil, fmt.Errorf("-net-machine %s: rate not in -rates %s", rate, strings.Join(o.rates, ","))

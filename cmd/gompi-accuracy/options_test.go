@@ -73,6 +73,7 @@ func TestParseOptionsRejects(t *testing.T) {
 		{[]string{"-runs", "0"}, "-runs"},
 		{[]string{"-np", "1"}, "-np"},
 		{[]string{"-np", "3"}, "power of two"},
+		{[]string{"-np", "3", "-kernels", "ep", "-cases", "net"}, "even"},
 		{[]string{"-rates", "fast"}, "-rates"},
 		{[]string{"-rates", "0mbit"}, "-rates"},
 		{[]string{"-rates", "1-gbit"}, "-rates"},
