@@ -122,7 +122,9 @@ func (h *harness) build(ctx context.Context, root string) (string, error) {
 	fmt.Fprintf(h.log, "gompi-accuracy: building gompirun and %s\n", strings.Join(h.opts.kernels, ", "))
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := cmd.CombinedOutput(); ctx.Err() != nil {
+		return "", errInterrupted
+	} else if err != nil {
 		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return command{Args: append([]string{"go"}, args...)}.show(h.tmp), nil

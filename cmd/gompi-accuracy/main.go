@@ -22,11 +22,11 @@ import (
 )
 
 func main() {
-	// SIGINT and SIGTERM stop the measurement; the harness then takes
-	// down the run in progress, removes its network and temporary files,
-	// and exits with 128 + the signal's number.
+	// SIGINT, SIGTERM and SIGHUP stop the measurement; the harness then
+	// takes down the run in progress, removes its network and temporary
+	// files, and exits with 128 + the signal's number.
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(context.Background())
 	got := make(chan syscall.Signal, 1)
 	go func() {

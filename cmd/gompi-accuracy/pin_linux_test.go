@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os/exec"
 	"regexp"
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,15 +22,17 @@ func TestStartPinnedChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpu := firstCPU()
-	cmd := exec.Command("cat", "/proc/self/status")
-	cmd.Stdout = &cappedBuffer{max: 1 << 16}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "cat", "/proc/self/status")
+	cmd.Stdout = &tailBuffer{max: 1 << 16}
 	if err := startPinned(cmd, cpu); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^Cpus_allowed_list:\s*(\S+)$`).FindSubmatch(cmd.Stdout.(*cappedBuffer).Bytes())
+	m := regexp.MustCompile(`(?m)^Cpus_allowed_list:\s*(\S+)$`).FindSubmatch(cmd.Stdout.(*tailBuffer).Bytes())
 	if m == nil || string(m[1]) != strconv.Itoa(cpu) {
 		t.Errorf("child's Cpus_allowed_list %q, want %d", m, cpu)
 	}

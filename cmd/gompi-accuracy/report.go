@@ -140,7 +140,11 @@ func (r *report) writeMarkdown(w io.Writer) {
 		cols = append(cols, "note")
 	}
 	fmt.Fprintf(w, "| %s |\n", strings.Join(cols, " | "))
-	fmt.Fprintf(w, "|---|---|%s\n", strings.Repeat("---:|", len(cols)-2))
+	sep := "|---|---|" + strings.Repeat("---:|", len(header)-2) // figures align right
+	if notes {
+		sep += "---|"
+	}
+	fmt.Fprintln(w, sep)
 	for _, row := range r.Rows {
 		c := row.cells()
 		cells := []string{row.Case, row.Kernel, c[0], c[1], c[2], c[3], c[4]}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +11,9 @@ import (
 	"time"
 )
 
-// maxOutput bounds what the harness keeps of one run's output: an NPB
-// result block and gompirun's report are a few kilobytes.
+// maxOutput bounds what the harness keeps of one run's output, its end
+// (where the NPB result block and gompirun's failure line are): a few
+// kilobytes are expected.
 const maxOutput = 1 << 20
 
 // killGrace is how long a run has, after SIGTERM (timeout or interrupt),
@@ -46,7 +46,7 @@ func execute(ctx context.Context, c command, timeout time.Duration) ([]byte, err
 	defer cancel()
 	cmd := exec.CommandContext(rctx, c.Args[0], c.Args[1:]...)
 	cmd.Env = runEnv(c.Env)
-	out := &cappedBuffer{max: maxOutput}
+	out := &tailBuffer{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group keeps a terminal's ^C from reaching gompirun
 	// besides the harness's SIGTERM (a second signal makes gompirun kill
@@ -77,15 +77,19 @@ func execute(ctx context.Context, c command, timeout time.Duration) ([]byte, err
 	return out.Bytes(), nil
 }
 
-// cappedBuffer keeps the first max bytes written to it and drops the rest.
-type cappedBuffer struct {
-	bytes.Buffer
+// tailBuffer keeps at least the last max bytes written to it (at most
+// twice that) and drops what came before.
+type tailBuffer struct {
+	b   []byte
 	max int
 }
 
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(room, len(p))])
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
 	}
 	return len(p), nil
 }
+
+func (t *tailBuffer) Bytes() []byte { return t.b }
