@@ -17,60 +17,76 @@ import (
 // by rate ("" for shared memory): the one given, or one calibrated now.
 // A case whose machine cannot be had is skipped with the reason.
 func (h *harness) machines(ctx context.Context, rep *report, skip map[string]string) map[string]string {
-	o := h.opts
 	need := map[string][]string{} // rate -> the cases that need its machine
-	for _, c := range o.cases {
+	for _, c := range h.opts.cases {
 		if _, skipped := skip[c.Name]; !skipped {
 			need[c.Rate] = append(need[c.Rate], c.Name)
 		}
 	}
-	dir := h.tmp
-	if o.machineDir != "" {
-		dir = o.machineDir
-	}
-	files, toldNoCalibrate := map[string]string{}, false
-	for _, rate := range append([]string{""}, o.rates...) {
+	files, noCalibrate := map[string]string{}, false
+	for _, rate := range append([]string{""}, h.opts.rates...) {
 		if len(need[rate]) == 0 || ctx.Err() != nil {
 			continue
 		}
-		given := o.machine
-		if rate != "" {
-			given = o.netMachine[rate]
-		}
-		if given != "" {
-			files[rate] = given
+		file, shown, err := h.machineFor(ctx, rate, noCalibrate)
+		if err == nil {
+			files[rate] = file
+			if shown != "" {
+				rep.Calibrations = append(rep.Calibrations, shown)
+			}
 			continue
 		}
-		file := filepath.Join(dir, "machine-shm.json")
-		err := os.MkdirAll(dir, 0o755)
-		if toldNoCalibrate {
-			err = errNoCalibrate // no use asking again
-		}
-		var c command
-		if err == nil && rate == "" {
-			c = calibrateCommand(h.tools, nil, file)
-		} else if err == nil {
-			file = filepath.Join(dir, "machine-net-"+rate+".json")
-			c = calibrateCommand(h.tools, &h.net.plan, file)
-			err = h.net.setRate(ctx, rate)
-		}
-		if err == nil {
-			fmt.Fprintf(h.log, "gompi-accuracy: calibrating: %s\n", c.show(h.tmp))
-			if err = calibrate(ctx, c, file, o.timeout); err == nil {
-				files[rate] = file
-				rep.Calibrations = append(rep.Calibrations, c.show(h.tmp))
-				continue
-			}
-		}
-		if !errors.Is(err, errNoCalibrate) || !toldNoCalibrate {
+		if !errors.Is(err, errNoCalibrate) || !noCalibrate { // that one is said once
 			fmt.Fprintf(h.log, "gompi-accuracy: %s skipped: %v\n", strings.Join(need[rate], ", "), err)
 		}
-		toldNoCalibrate = toldNoCalibrate || errors.Is(err, errNoCalibrate)
+		noCalibrate = noCalibrate || errors.Is(err, errNoCalibrate)
 		for _, name := range need[rate] {
 			skip[name] = err.Error()
 		}
 	}
 	return files
+}
+
+// machineFor returns the machine file of the cases of rate: the one given,
+// or one calibrated into -machine-dir (or the temporary directory) over
+// this host or the link shaped to rate, with the calibration command as
+// the report shows it. noCalibrate: gompirun was found to lack -calibrate.
+func (h *harness) machineFor(ctx context.Context, rate string, noCalibrate bool) (file, shown string, err error) {
+	o := h.opts
+	given := o.machine
+	if rate != "" {
+		given = o.netMachine[rate]
+	}
+	if given != "" {
+		return given, "", nil
+	}
+	if noCalibrate {
+		return "", "", errNoCalibrate
+	}
+	dir := h.tmp
+	if o.machineDir != "" {
+		dir = o.machineDir
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	var c command
+	if rate == "" {
+		file = filepath.Join(dir, "machine-shm.json")
+		c = calibrateCommand(h.tools, nil, file)
+	} else {
+		file = filepath.Join(dir, "machine-net-"+rate+".json")
+		c = calibrateCommand(h.tools, &h.net.plan, file)
+		if err := h.net.setRate(ctx, rate); err != nil {
+			return "", "", err
+		}
+	}
+	shown = c.show(h.tmp)
+	fmt.Fprintf(h.log, "gompi-accuracy: calibrating: %s\n", shown)
+	if err := calibrate(ctx, c, file, o.timeout); err != nil {
+		return "", "", err
+	}
+	return file, shown, nil
 }
 
 // errNoCalibrate says that the gompirun built from this tree cannot

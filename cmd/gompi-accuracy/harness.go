@@ -67,7 +67,7 @@ func (h *harness) measure(ctx context.Context) (*report, error) {
 		}
 	}
 	skip := map[string]string{} // case name -> why it is skipped
-	h.setUpNetwork(ctx, rep, skip)
+	h.setUpNetwork(ctx, skip)
 	machines := h.machines(ctx, rep, skip)
 	if ctx.Err() != nil {
 		return nil, errInterrupted
@@ -132,7 +132,7 @@ func (h *harness) build(ctx context.Context, root string) (string, error) {
 
 // setUpNetwork makes the namespaces' network when a case needs it; where
 // it cannot, those cases are skipped with the reason.
-func (h *harness) setUpNetwork(ctx context.Context, rep *report, skip map[string]string) {
+func (h *harness) setUpNetwork(ctx context.Context, skip map[string]string) {
 	var netCases []string
 	for _, c := range h.opts.cases {
 		if c.Network() {

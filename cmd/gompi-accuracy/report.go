@@ -113,7 +113,11 @@ func (r *report) write(w io.Writer, format string) {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	line(header[:]...)
+	cols := header[:]
+	if r.anyWhy() {
+		cols = append(cols, "note")
+	}
+	line(cols...)
 	for _, row := range r.Rows {
 		c := row.cells()
 		cells := []string{row.Case, row.Kernel, c[0], c[1], c[2], c[3], c[4]}
@@ -131,10 +135,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 	if len(r.Rows) == 0 {
 		fmt.Fprintf(w, "No row measured.\n")
 	}
-	notes := false
-	for _, row := range r.Rows {
-		notes = notes || row.Why != ""
-	}
+	notes := r.anyWhy()
 	cols := header[:]
 	if notes {
 		cols = append(cols, "note")
@@ -177,4 +178,15 @@ func firstOnly(i int, label string) string {
 		return label
 	}
 	return ""
+}
+
+// anyWhy tells whether a row has no figures, so the table needs a note
+// column to say why.
+func (r *report) anyWhy() bool {
+	for _, row := range r.Rows {
+		if row.Why != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -15,7 +15,7 @@ func (h *harness) measureRow(ctx context.Context, c caseSpec, kernel, machine st
 	r := row{Case: c.Name, Kernel: strings.ToUpper(kernel)}
 	if c.Network() {
 		if err := h.net.setRate(ctx, c.Rate); err != nil {
-			r.Why = err.Error()
+			r.Why = "failed: " + err.Error()
 			return r
 		}
 	}
