@@ -108,8 +108,9 @@ func (p netPlan) rateSteps(rate string) [][]string {
 	return steps
 }
 
-// teardownSteps remove everything setupSteps may have made; deleting a
-// namespace deletes its veth ends, and with them their peers.
+// teardownSteps remove everything setupSteps may have made, each step
+// naming its object third; deleting a namespace deletes its veth ends,
+// and with them their peers.
 func (p netPlan) teardownSteps() [][]string {
 	return [][]string{
 		{"netns", "del", p.NS[0]},
@@ -149,6 +150,9 @@ type network struct {
 	plan   netPlan
 	ip, tc string // paths of ip(8) and tc(8)
 	log    []string
+	// made holds the namespaces and links this harness created: only
+	// those are removed, should a name clash with someone else's.
+	made map[string]bool
 }
 
 // setUpNetwork creates the network of a new plan and its htb qdiscs, or
@@ -178,11 +182,14 @@ func setUpNetwork(ctx context.Context) (*network, error) {
 	if !ok {
 		return nil, fmt.Errorf("no free 10.x.y.0/24 subnet found")
 	}
-	n := &network{plan: newNetPlan(hex.EncodeToString(rnd[:3]), subnet), ip: ipPath, tc: tcPath}
+	n := &network{plan: newNetPlan(hex.EncodeToString(rnd[:3]), subnet), ip: ipPath, tc: tcPath, made: map[string]bool{}}
 	for _, s := range n.plan.setupSteps() {
 		if err := n.do(ctx, n.ip, s); err != nil {
 			n.tearDown()
 			return nil, err
+		}
+		if (s[0] == "link" || s[0] == "netns") && s[1] == "add" {
+			n.made[s[2]] = true
 		}
 	}
 	for _, s := range n.plan.qdiscSteps() {
@@ -209,15 +216,17 @@ func (n *network) setRate(ctx context.Context, rate string) error {
 // out of an interrupted run too.
 func (n *network) tearDown() []string {
 	for _, s := range n.plan.teardownSteps() {
-		exec.Command(n.ip, s...).Run() // most fail: the namespace took the veth along
+		if n.made[s[2]] {
+			exec.Command(n.ip, s...).Run() // a veth usually fails: its namespace took it along
+		}
 	}
 	var left []string
 	for _, ns := range n.plan.NS {
-		if exec.Command(n.ip, "netns", "pids", ns).Run() == nil {
+		if n.made[ns] && exec.Command(n.ip, "netns", "pids", ns).Run() == nil {
 			left = append(left, "namespace "+ns)
 		}
 	}
-	if exec.Command(n.ip, "link", "show", n.plan.Bridge).Run() == nil {
+	if n.made[n.plan.Bridge] && exec.Command(n.ip, "link", "show", n.plan.Bridge).Run() == nil {
 		left = append(left, "bridge "+n.plan.Bridge)
 	}
 	return left

@@ -59,6 +59,19 @@ func TestNetPlanSetupSteps(t *testing.T) {
 	if got := joinSteps(p.teardownSteps()); !reflect.DeepEqual(got, wantDown) {
 		t.Errorf("teardown steps %q, want %q", got, wantDown)
 	}
+	// tearDown removes only what the harness made, known by the name a
+	// setup step created: every teardown step must name one.
+	made := map[string]bool{}
+	for _, s := range p.setupSteps() {
+		if (s[0] == "link" || s[0] == "netns") && s[1] == "add" {
+			made[s[2]] = true
+		}
+	}
+	for _, s := range p.teardownSteps() {
+		if !made[s[2]] {
+			t.Errorf("teardown step %q removes %s, which no setup step creates", s, s[2])
+		}
+	}
 }
 
 // TestNetPlanShaping: every veth end, on both sides of the bridge, gets an
