@@ -72,6 +72,14 @@ func (p netPlan) setupSteps() [][]string {
 	return steps
 }
 
+// createdBy is the namespace or link a setup step creates, or "".
+func createdBy(step []string) string {
+	if len(step) > 2 && (step[0] == "link" || step[0] == "netns") && step[1] == "add" {
+		return step[2]
+	}
+	return ""
+}
+
 // veths lists every veth end as (namespace, device); namespace "" is the
 // root one.
 func (p netPlan) veths() [][2]string {
@@ -188,8 +196,8 @@ func setUpNetwork(ctx context.Context) (*network, error) {
 			n.tearDown()
 			return nil, err
 		}
-		if (s[0] == "link" || s[0] == "netns") && s[1] == "add" {
-			n.made[s[2]] = true
+		if name := createdBy(s); name != "" {
+			n.made[name] = true
 		}
 	}
 	for _, s := range n.plan.qdiscSteps() {

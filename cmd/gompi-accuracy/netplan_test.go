@@ -63,9 +63,7 @@ func TestNetPlanSetupSteps(t *testing.T) {
 	// setup step created: every teardown step must name one.
 	made := map[string]bool{}
 	for _, s := range p.setupSteps() {
-		if (s[0] == "link" || s[0] == "netns") && s[1] == "add" {
-			made[s[2]] = true
-		}
+		made[createdBy(s)] = true
 	}
 	for _, s := range p.teardownSteps() {
 		if !made[s[2]] {
