@@ -7,8 +7,8 @@
 //	go run ./cmd/gompi-accuracy -class A -runs 5 -format markdown
 //
 // Linux only, like gompirun. Run it from the gompi repository, as root
-// for the network cases. See
-// docs/accuracy.md for the method and the cases.
+// for the network cases. See docs/accuracy.md for the method and the
+// cases.
 package main
 
 import (
