@@ -205,7 +205,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 	}
 	oversubscribed := machineRanks > runtime.NumCPU()
-	spin, err := spinFor(oversubscribed)
+	spin, err := spinFor(oversubscribed || virt != nil)
 	if err != nil {
 		return err
 	}
@@ -292,6 +292,9 @@ const SpinEnv = "GOMPI_SPIN"
 // spinFor chooses how long waiting ranks spin.
 //   - More ranks on this machine than cores: sleep at once; a spin would
 //     hold a core a peer needs.
+//   - Virtual time: sleep at once. Host latency is not part of the
+//     prediction, and spinning ranks inflated the measured computation of
+//     the ranks beside them (docs/accuracy.md, "Error sources").
 //   - Otherwise spin: shared memory answers in a fraction of a microsecond,
 //     and a TCP answer finds its rank awake. With only TCP peers the
 //     spinning rank drains the sockets itself (transport/tcp Poll); beside
@@ -304,7 +307,7 @@ const SpinEnv = "GOMPI_SPIN"
 //     (docs/transports-tcp.md).
 //
 // GOMPI_SPIN overrides the choice.
-func spinFor(oversubscribed bool) (int, error) {
+func spinFor(sleepAtOnce bool) (int, error) {
 	if v := os.Getenv(SpinEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -312,7 +315,7 @@ func spinFor(oversubscribed bool) (int, error) {
 		}
 		return n, nil
 	}
-	if oversubscribed {
+	if sleepAtOnce {
 		return 0, nil
 	}
 	return transport.SpinIters, nil

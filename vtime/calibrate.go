@@ -38,6 +38,12 @@ type Calibration struct {
 	Shm           []PingPong         `json:"shm"`           // two ranks on one host
 	Net           []PingPong         `json:"net,omitempty"` // two ranks on different hosts; none with one host
 	Contention    []ContentionSample `json:"contention"`
+	// NetHostsShareMachine says that the two hosts of the network
+	// measurement are one machine (network namespaces or containers of
+	// one kernel): each then has half its cores, and the machine's nodes
+	// are that size, so that a job placed one rank per host is placed
+	// one rank per node.
+	NetHostsShareMachine bool `json:"net_hosts_share_machine,omitempty"`
 }
 
 // PingPong is one message size's one-way time: half the median round trip.
@@ -153,6 +159,9 @@ func FitMachine(c *Calibration, kernel string) (*Calibrated, error) {
 		res.addPoints(net, true, func(p point) float64 { return known(p) + p.k*l + p.s*invNet })
 		// A star has hop 2 between any two nodes: l(2) = l0 = l with lh 0.
 		m.Levels = []Level{{topologySpec: topologySpec{Kind: "star"}, Bandwidth: 1 / invNet, L0: l}}
+		if c.NetHostsShareMachine {
+			m.CoresPerNode = max(1, c.CoresPerNode/2)
+		}
 	}
 	for _, r := range []struct {
 		pts  []point

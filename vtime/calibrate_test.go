@@ -176,3 +176,27 @@ func TestFitMachineDegenerate(t *testing.T) {
 		t.Error("an unknown contention kernel was accepted")
 	}
 }
+
+// TestFitMachineHostsSharingAMachineHalveTheNode: when the two measured
+// hosts are one machine (namespaces of one kernel), each node gets half
+// of its cores, so a job of one rank per host is one rank per node.
+func TestFitMachineHostsSharingAMachineHalveTheNode(t *testing.T) {
+	c := synthetic(0.4e-6, 8e9, 4e-6, 2e9, 0, true)
+	c.NetHostsShareMachine = true
+	c.CoresPerNode = 2
+	c.Contention = c.Contention[:2]
+	res, err := FitMachine(c, "mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Machine.CoresPerNode; got != 1 {
+		t.Fatalf("cores_per_node %d, want 1", got)
+	}
+	tg, err := res.Machine.Place(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Hop(0, 1) == 0 {
+		t.Fatal("two ranks of two hosts placed on one node")
+	}
+}

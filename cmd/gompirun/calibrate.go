@@ -141,6 +141,7 @@ func (cl *calibration) env() []string {
 func (cl *calibration) finish(w io.Writer) error {
 	var c *vtime.Calibration
 	var net []vtime.PingPong
+	shared := false
 	sc := bufio.NewScanner(&cl.stdout)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -151,7 +152,7 @@ func (cl *calibration) finish(w io.Writer) error {
 				return fmt.Errorf("rank 0's measurements: %v", err)
 			}
 			if got.Net != nil {
-				net = got.Net
+				net, shared = got.Net, got.NetHostsShareMachine
 			} else {
 				c = &got
 			}
@@ -160,7 +161,7 @@ func (cl *calibration) finish(w io.Writer) error {
 	if c == nil || (cl.net != nil && net == nil) {
 		return errors.New("rank 0 reported no measurements")
 	}
-	c.Net = net
+	c.Net, c.NetHostsShareMachine = net, shared
 	res, err := vtime.FitMachine(c, cl.kernel)
 	if err != nil {
 		// What was measured, to see why it does not fit.
@@ -187,8 +188,9 @@ func (cl *calibration) finish(w io.Writer) error {
 // beside the model, and the contention factors.
 func printCalibration(w io.Writer, c *vtime.Calibration, res *vtime.Calibrated, kernel string) {
 	m := res.Machine
+	node, net := m.EagerLimits()
 	fmt.Fprintf(w, "gompirun -calibrate: machine %s, %d cores per node, eager limits %d B (shared memory), %d B (network)\n",
-		m.Name, m.CoresPerNode, m.EagerLimit, m.NetEagerLimit)
+		m.Name, m.CoresPerNode, node, net)
 	fmt.Fprintf(w, "  %-34s %6s %8s %8s   %s\n", "fit (relative residuals)", "points", "rms", "max", "parameters")
 	for _, f := range res.Fits {
 		var ps []string

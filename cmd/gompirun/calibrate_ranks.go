@@ -62,12 +62,22 @@ func calibrationRank(c *mpi.Comm, phase string, quick bool) error {
 		reps = quickReps
 	}
 	pp, err := pingPong(c, 1-c.Rank(), c.Rank() == 0, reps)
-	if err != nil || c.Rank() != 0 {
+	if err != nil {
 		return err
+	}
+	shared := false
+	if phase == "net" {
+		if shared, err = sameMachine(c); err != nil {
+			return err
+		}
+	}
+	if c.Rank() != 0 {
+		return nil
 	}
 	cal := &vtime.Calibration{}
 	if phase == "net" {
 		cal.Net = pp
+		cal.NetHostsShareMachine = shared
 	} else {
 		cal.Shm = pp
 		cal.CoresPerNode = runtime.NumCPU()
@@ -150,4 +160,21 @@ func median(x []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// sameMachine tells rank 0 whether both ranks run on one kernel (the same
+// boot id): "hosts" that are network namespaces or containers of one
+// machine, whose cores they share.
+func sameMachine(c *mpi.Comm) (bool, error) {
+	id, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	mine := strings.TrimSpace(string(id))
+	if c.Rank() == 1 {
+		return false, mpi.Send(c, []byte(mine), 0, tagPing)
+	}
+	buf := make([]byte, 64)
+	st, err := mpi.Recv(c, buf, 1, tagPing)
+	if err != nil {
+		return false, err
+	}
+	return mine != "" && string(buf[:mpi.Count[byte](st)]) == mine, nil
 }

@@ -71,6 +71,10 @@ func TestCalibrateTwoHosts(t *testing.T) {
 	if lv := m.Levels; len(lv) != 1 || lv[0].Kind != "star" || lv[0].Size != 0 || lv[0].LH != 0 || !(lv[0].Bandwidth > 0) {
 		t.Errorf("network level %+v", lv)
 	}
+	// Forked "hosts" share this machine's cores: nodes of half of them.
+	if want := max(1, runtime.NumCPU()/2); m.CoresPerNode != want {
+		t.Errorf("cores_per_node %d for two hosts on one machine, want %d", m.CoresPerNode, want)
+	}
 	if !strings.Contains(r.stderr, "memory ") || !strings.Contains(r.stderr, "(written)") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
