@@ -44,6 +44,22 @@ type Calibration struct {
 	// are that size, so that a job placed one rank per host is placed
 	// one rank per node.
 	NetHostsShareMachine bool `json:"net_hosts_share_machine,omitempty"`
+	// NetStream is the network's sustained throughput: one rank sending
+	// large messages back to back. When given it is the link bandwidth,
+	// and the ping-pong fit gives only the latency: links that let short
+	// bursts through faster than they sustain (a token-bucket shaper, a
+	// switch's buffers) would otherwise be credited with the burst rate,
+	// which the bulk transfers of a real code do not get.
+	NetStream *Stream `json:"net_stream,omitempty"`
+}
+
+// Stream is Bytes sent in messages of Message bytes, back to back, in
+// Seconds (from the first send to the receiver's acknowledgement of the
+// last, the median of a few repetitions).
+type Stream struct {
+	Message int64   `json:"message"`
+	Bytes   int64   `json:"bytes"`
+	Seconds float64 `json:"seconds"`
 }
 
 // PingPong is one message size's one-way time: half the median round trip.
@@ -146,11 +162,24 @@ func FitMachine(c *Calibration, kernel string) (*Calibrated, error) {
 		}
 		// h > 0: one-way - (k a + 2 s / B_mem) = k l + s / B_net.
 		known := func(p point) float64 { return p.k*a + 2*p.s*invMem }
-		coef, fit, err := fitModel(net, known, "network model")
-		if err != nil {
-			return nil, err
+		var l, invNet float64
+		var fit Fit
+		if st := c.NetStream; st != nil {
+			if !(st.Bytes > 0 && st.Seconds > 0) || math.IsInf(st.Seconds, 1) {
+				return nil, fmt.Errorf("vtime: calibration: network stream: %d bytes in %g s", st.Bytes, st.Seconds)
+			}
+			invNet = st.Seconds / float64(st.Bytes)
+			withStream := func(p point) float64 { return known(p) + p.s*invNet }
+			l = fitLatency(net, withStream)
+			fit = Fit{Name: "network model, streamed bandwidth"}
+			fit.residuals(net, func(p point) float64 { return withStream(p) + p.k*l })
+		} else {
+			coef, f, err := fitModel(net, known, "network model")
+			if err != nil {
+				return nil, err
+			}
+			l, invNet, fit = coef[0], coef[1], f
 		}
-		l, invNet := coef[0], coef[1]
 		if !(invNet > 0) {
 			return nil, fmt.Errorf("vtime: calibration: network: one-way time grows no faster with size than two memory copies")
 		}
@@ -159,6 +188,10 @@ func FitMachine(c *Calibration, kernel string) (*Calibrated, error) {
 		res.addPoints(net, true, func(p point) float64 { return known(p) + p.k*l + p.s*invNet })
 		// A star has hop 2 between any two nodes: l(2) = l0 = l with lh 0.
 		m.Levels = []Level{{topologySpec: topologySpec{Kind: "star"}, Bandwidth: 1 / invNet, L0: l}}
+		// A rank's NIC sends its messages one after the other: without
+		// the queue, two messages a rank sends at once (MG's two faces
+		// of an axis to one neighbour) would each get the whole link.
+		m.NICQueue = true
 		if c.NetHostsShareMachine {
 			m.CoresPerNode = max(1, c.CoresPerNode/2)
 		}
@@ -264,6 +297,20 @@ func fitModel(pts []point, known func(point) float64, name string) ([2]float64, 
 	f := Fit{Name: name}
 	f.residuals(pts, func(p point) float64 { return known(p) + c[0]*p.k + c[1]*p.s })
 	return c, f, nil
+}
+
+// fitLatency fits y = known + k l with l >= 0, minimising relative
+// residuals of y: the latency once the bandwidth is known.
+func fitLatency(pts []point, known func(point) float64) float64 {
+	var num, den float64
+	for _, p := range pts {
+		num += p.k / p.y * (p.y - known(p)) / p.y
+		den += p.k / p.y * p.k / p.y
+	}
+	if !(den > 0) {
+		return 0
+	}
+	return max(num/den, 0)
 }
 
 // fitLine fits one-way = intercept + slope x s to one protocol's points

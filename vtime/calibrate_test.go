@@ -200,3 +200,36 @@ func TestFitMachineHostsSharingAMachineHalveTheNode(t *testing.T) {
 		t.Fatal("two ranks of two hosts placed on one node")
 	}
 }
+
+// TestFitMachineStreamGivesTheBandwidth: with a streamed throughput the
+// link bandwidth is that throughput, and the ping-pong gives the latency
+// (recovered to 1% when the ping-pongs follow the same bandwidth); a
+// link whose ping-pongs run faster than it sustains (a shaper's burst)
+// still gets the sustained bandwidth.
+func TestFitMachineStreamGivesTheBandwidth(t *testing.T) {
+	const a, bmem, l, bnet = 0.4e-6, 8e9, 4e-6, 1e9
+	for _, burst := range []float64{1, 1.5} {
+		c := synthetic(a, bmem, l, bnet*burst, 0, true)
+		c.NetStream = &Stream{Message: 1 << 20, Bytes: 32 << 20, Seconds: float64(32<<20) / bnet}
+		res, err := FitMachine(c, "mixed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lv := res.Machine.Levels[0]
+		within(t, "bandwidth", lv.Bandwidth, bnet, 1e-9)
+		if !res.Machine.NICQueue {
+			t.Error("a calibrated network without nic_queue")
+		}
+		if burst == 1 {
+			within(t, "l", lv.L0, l, 0.01)
+		}
+		if !(lv.L0 >= 0) {
+			t.Errorf("burst %g: latency %g", burst, lv.L0)
+		}
+	}
+	c := synthetic(a, bmem, l, bnet, 0, true)
+	c.NetStream = &Stream{Message: 1 << 20, Bytes: 0, Seconds: 1}
+	if _, err := FitMachine(c, "mixed"); err == nil {
+		t.Error("a stream of 0 bytes was accepted")
+	}
+}

@@ -142,6 +142,7 @@ func (cl *calibration) finish(w io.Writer) error {
 	var c *vtime.Calibration
 	var net []vtime.PingPong
 	shared := false
+	var stream *vtime.Stream
 	sc := bufio.NewScanner(&cl.stdout)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -152,7 +153,7 @@ func (cl *calibration) finish(w io.Writer) error {
 				return fmt.Errorf("rank 0's measurements: %v", err)
 			}
 			if got.Net != nil {
-				net, shared = got.Net, got.NetHostsShareMachine
+				net, shared, stream = got.Net, got.NetHostsShareMachine, got.NetStream
 			} else {
 				c = &got
 			}
@@ -161,7 +162,7 @@ func (cl *calibration) finish(w io.Writer) error {
 	if c == nil || (cl.net != nil && net == nil) {
 		return errors.New("rank 0 reported no measurements")
 	}
-	c.Net, c.NetHostsShareMachine = net, shared
+	c.Net, c.NetHostsShareMachine, c.NetStream = net, shared, stream
 	res, err := vtime.FitMachine(c, cl.kernel)
 	if err != nil {
 		// What was measured, to see why it does not fit.

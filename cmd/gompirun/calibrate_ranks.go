@@ -40,7 +40,10 @@ func (r repetitions) of(size int64) int {
 	return int(min(max(r.budget/max(size, 1), int64(r.min)), int64(r.max)))
 }
 
-const tagPing = 1
+const (
+	tagPing   = 1
+	tagStream = 2
+)
 
 // runCalibrationRanks is one process of a calibration job; mode is
 // "shm" or "net", then ",quick" for few repetitions.
@@ -66,8 +69,12 @@ func calibrationRank(c *mpi.Comm, phase string, quick bool) error {
 		return err
 	}
 	shared := false
+	var stream *vtime.Stream
 	if phase == "net" {
 		if shared, err = sameMachine(c); err != nil {
+			return err
+		}
+		if stream, err = streamThroughput(c, quick); err != nil {
 			return err
 		}
 	}
@@ -78,6 +85,7 @@ func calibrationRank(c *mpi.Comm, phase string, quick bool) error {
 	if phase == "net" {
 		cal.Net = pp
 		cal.NetHostsShareMachine = shared
+		cal.NetStream = stream
 	} else {
 		cal.Shm = pp
 		cal.CoresPerNode = runtime.NumCPU()
@@ -177,4 +185,44 @@ func sameMachine(c *mpi.Comm) (bool, error) {
 		return false, err
 	}
 	return mine != "" && string(buf[:mpi.Count[byte](st)]) == mine, nil
+}
+
+// streamThroughput measures the link's sustained throughput: rank 0 sends
+// messages of 1 MiB back to back (32 MiB, 4 MiB when quick), rank 1
+// acknowledges the last; the median of three repetitions. Only rank 0's
+// result means anything.
+func streamThroughput(c *mpi.Comm, quick bool) (*vtime.Stream, error) {
+	const message = 1 << 20
+	n := 32
+	if quick {
+		n = 4
+	}
+	buf := make([]byte, message)
+	var ack [1]byte
+	times := make([]float64, 3)
+	for r := range times {
+		t0 := c.Wtime()
+		for i := 0; i < n; i++ {
+			var err error
+			if c.Rank() == 0 {
+				err = mpi.Send(c, buf, 1, tagStream)
+			} else {
+				_, err = mpi.Recv(c, buf, 0, tagStream)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if c.Rank() == 0 {
+			_, err = mpi.Recv(c, ack[:], 1, tagStream)
+		} else {
+			err = mpi.Send(c, ack[:], 0, tagStream)
+		}
+		if err != nil {
+			return nil, err
+		}
+		times[r] = c.Wtime() - t0
+	}
+	return &vtime.Stream{Message: message, Bytes: int64(n) * message, Seconds: median(times)}, nil
 }
