@@ -141,8 +141,12 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	// its peers reach it over TCP.
 	var sh *shm.Transport
 	if env.Procs > 1 && force != "tcp" && !aloneOnHost() {
+		// In virtual time a sender must not wait for its receiver to copy
+		// (single copy): the receiver may hold the DATA back until its
+		// virtual time comes (Algorithm 2), and every such wait becomes a
+		// stall that gompirun must resolve (docs/accuracy.md).
 		sh, err = shm.Open(shm.Config{JobID: env.Job, LocalProc: env.Proc, NLocal: env.Procs,
-			RankBase: bases, Inboxes: inboxes})
+			RankBase: bases, Inboxes: inboxes, NoSingleCopy: virt != nil})
 		if err != nil && force == "shm" {
 			return err
 		}

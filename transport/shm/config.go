@@ -50,4 +50,10 @@ type Config struct {
 	RankBase []int
 	// Inboxes are this process's ranks' inboxes, in world-rank order.
 	Inboxes []*transport.Inbox
+	// NoSingleCopy sends large payloads through the rings instead of
+	// letting the receiver read them from the sender's memory (cma.go),
+	// so that a sender never waits for its receiver to copy: virtual-time
+	// runs need that, since such a wait is a dependency of the host's, not
+	// of the target's.
+	NoSingleCopy bool
 }

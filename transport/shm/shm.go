@@ -129,6 +129,9 @@ func Open(cfg Config) (*Transport, error) {
 		}
 	}
 	t.cma, t.cmaWhy = probeCMA()
+	if cfg.NoSingleCopy {
+		t.cma, t.cmaWhy = false, "not asked for (Config.NoSingleCopy)"
+	}
 	t.own, err = createSegment(segmentPath(cfg.Dir, cfg.JobID, cfg.LocalProc), cfg.NLocal, ringSize, t.cma)
 	if err != nil {
 		return nil, err

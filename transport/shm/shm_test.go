@@ -437,3 +437,43 @@ func TestParkAfterClose(t *testing.T) {
 		t.Fatal("a closed transport delivered")
 	}
 }
+
+// TestNoSingleCopySenderDoesNotWaitForTheReceiver: with NoSingleCopy
+// (virtual-time runs) a borrowed large payload travels through the ring,
+// so the sender gets its buffer back without the receiving rank reading
+// the frame; with the single-copy path the buffer stays lent until the
+// receiver has read it from the sender's memory.
+func TestNoSingleCopySenderDoesNotWaitForTheReceiver(t *testing.T) {
+	dir := t.TempDir()
+	base := []int{0, 1, 2}
+	var trs []*Transport
+	var ibs []*transport.Inbox
+	for i := range 2 {
+		ib := transport.NewInbox()
+		tr, err := Open(Config{JobID: "nocma", Dir: dir, LocalProc: i, NLocal: 2, RankBase: base,
+			Inboxes: []*transport.Inbox{ib}, NoSingleCopy: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		trs, ibs = append(trs, tr), append(ibs, ib)
+	}
+	if p := trs[0].Path(); strings.HasPrefix(p, "single") {
+		t.Fatalf("path %q with NoSingleCopy", p)
+	}
+	var released atomic.Int64
+	f := dataFrame(0, 1, 1, pattern(1, 256<<10))
+	f.Borrow(func() { released.Add(1) })
+	if err := trs[0].Send(f); err != nil {
+		t.Fatal(err)
+	}
+	// Nobody takes the frame out of rank 1's inbox before the release.
+	if !waitFor(ibs[0], 10*time.Second, func() bool { return released.Load() == 1 }) {
+		t.Fatal("the sender's buffer is still lent while the receiver has not read the frame")
+	}
+	g := recvFrame(ibs[1], 10*time.Second)
+	if err := checkFrame(g, 0, 1, 256<<10); err != nil {
+		t.Fatal(err)
+	}
+	g.Free()
+}
