@@ -188,22 +188,25 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	var mine [8]byte
 	binary.LittleEndian.PutUint32(mine[0:], uint32(int32(color)))
 	binary.LittleEndian.PutUint32(mine[4:], uint32(int32(key)))
+	// A failed step does not end the rank's part (see schedErr): it goes on
+	// to the end, so that the others are not left waiting, and then fails.
+	var failed schedErr
 	all, err := c.gatherBytes(mine[:], tagSplit)
-	if err != nil {
-		return nil, err
-	}
+	failed.keep(err)
 	var members []byte
 	if c.rank == 0 {
 		members, err = c.splitRoot(all)
 	} else {
 		members, err = c.recvAlloc(0, tagSplit)
 	}
-	if err != nil {
-		return nil, err
-	}
+	failed.keep(err)
 	id, err := c.agreeContext()
 	if err != nil {
 		return nil, err
+	}
+	if failed.err != nil {
+		c.r.ctxUsed.clear(id)
+		return nil, failed.err
 	}
 	if color == Undefined {
 		c.r.ctxUsed.clear(id)
@@ -270,10 +273,7 @@ func (c *Comm) splitRoot(all []byte) ([]byte, error) {
 		}
 		lo = hi
 	}
-	if _, err := Waitall(reqs); err != nil {
-		return nil, err
-	}
-	return mine, nil
+	return mine, c.waitColl(reqs...)
 }
 
 // --- context ids -------------------------------------------------------
