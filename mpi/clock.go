@@ -16,6 +16,9 @@ const (
 )
 
 func (a Activity) String() string {
+	if a > ActWT {
+		return "Activity(" + itoa(int(a)) + ")"
+	}
 	return [...]string{"DS", "RS", "DR", "AS", "WT"}[a]
 }
 

@@ -36,9 +36,41 @@ func (c *Comm) crecv(buf []byte, from, tag int) *Request {
 	return c.r.irecv(c, buf, c.group.worldRank(from), tag, c.ctx+1)
 }
 
-// waitColl waits for reqs and returns the first failure's own error (not
-// the ErrInStatus wrapper: a collective has no statuses to inspect).
-func waitColl(reqs ...*Request) error {
+// A failed step does not end a rank's part in a collective. As MPICH does
+// (its errflag), the rank records the first error and goes on sending and
+// receiving what the schedule says, so the ranks that wait for its later
+// messages (a truncating rank's children in a Bcast tree, say) are not left
+// blocked for ever; it returns the error once the schedule is done. Only
+// the rank where a step failed reports the error.
+
+// schedErr is the first error of a rank's part in a collective schedule.
+type schedErr struct{ err error }
+
+// keep records err unless an earlier error is recorded.
+func (e *schedErr) keep(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// testHookCollStep, when set (tests only, before the world starts), is
+// called after each step of a collective schedule on c completes; a
+// non-nil result becomes that step's error. It injects a failure into one
+// rank's part of any collective.
+var testHookCollStep func(c *Comm) error
+
+// waitColl waits for one step's requests and returns the first failure's
+// own error (not the ErrInStatus wrapper: a collective has no statuses to
+// inspect).
+func (c *Comm) waitColl(reqs ...*Request) error {
+	err := waitReqs(reqs)
+	if h := testHookCollStep; h != nil && err == nil {
+		err = h(c)
+	}
+	return err
+}
+
+func waitReqs(reqs []*Request) error {
 	if len(reqs) == 1 {
 		_, err := reqs[0].Wait()
 		return err
@@ -59,12 +91,12 @@ func waitColl(reqs ...*Request) error {
 func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
 	rq := c.crecv(rb, from, tag)
 	sq := c.csend(sb, to, tag)
-	return waitColl(rq, sq)
+	return c.waitColl(rq, sq)
 }
 
 // send and recv are the blocking halves.
-func (c *Comm) send(b []byte, to, tag int) error   { return waitColl(c.csend(b, to, tag)) }
-func (c *Comm) recv(b []byte, from, tag int) error { return waitColl(c.crecv(b, from, tag)) }
+func (c *Comm) send(b []byte, to, tag int) error   { return c.waitColl(c.csend(b, to, tag)) }
+func (c *Comm) recv(b []byte, from, tag int) error { return c.waitColl(c.crecv(b, from, tag)) }
 
 // begin validates the communicator at the start of a collective.
 func (c *Comm) begin() error {
@@ -122,10 +154,9 @@ func (c *Comm) Barrier() error {
 		return err
 	}
 	n, me := c.Size(), c.rank
+	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
-		if err := c.exchange(nil, (me+mask)%n, nil, (me-mask+n)%n, tagBarrier); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(nil, (me+mask)%n, nil, (me-mask+n)%n, tagBarrier))
 	}
-	return nil
+	return failed.err
 }

@@ -69,13 +69,11 @@ func allgatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, inPlac
 	buf := make([]byte, off[n])
 	rb := asBytes(recv)
 	copy(buf[off[me]:off[me+1]], rb[displs[me]*size:])
-	if err := c.allgather(buf, off); err != nil {
-		return err
-	}
+	err := c.allgather(buf, off)
 	for i := 0; i < n; i++ {
 		copy(rb[displs[i]*size:], buf[off[i]:off[i+1]])
 	}
-	return nil
+	return err
 }
 
 func uniformOffsets(n, bs int) []int {
@@ -122,13 +120,12 @@ func (c *Comm) allgather(buf []byte, off []int) error {
 func (c *Comm) allgatherRing(buf []byte, off []int) error {
 	n, me := c.Size(), c.rank
 	right, left := (me+1)%n, (me-1+n)%n
+	var failed schedErr
 	for i := 0; i < n-1; i++ {
 		s, r := (me-i+n)%n, (me-i-1+n)%n
-		if err := c.exchange(buf[off[s]:off[s+1]], right, buf[off[r]:off[r+1]], left, tagAllgather); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(buf[off[s]:off[s+1]], right, buf[off[r]:off[r+1]], left, tagAllgather))
 	}
-	return nil
+	return failed.err
 }
 
 // allgatherRecDbl is MPICH's recursive doubling: in round k a rank swaps
@@ -142,13 +139,12 @@ func (c *Comm) allgatherRing(buf []byte, off []int) error {
 func (c *Comm) allgatherRecDbl(buf []byte, off []int, me int, peer func(int) int, tag int) error {
 	n := c.Size()
 	blocks := func(lo, hi int) []byte { return buf[off[min(lo, n)]:off[min(hi, n)]] }
+	var failed schedErr
 	for i, mask := 0, 1; mask < n; i, mask = i+1, mask<<1 {
 		dst := me ^ mask
 		myRoot, dstRoot := me>>i<<i, dst>>i<<i
 		if dst < n {
-			if err := c.exchange(blocks(myRoot, myRoot+mask), peer(dst), blocks(dstRoot, dstRoot+mask), peer(dst), tag); err != nil {
-				return err
-			}
+			failed.keep(c.exchange(blocks(myRoot, myRoot+mask), peer(dst), blocks(dstRoot, dstRoot+mask), peer(dst), tag))
 		}
 		if dstRoot+mask <= n {
 			continue
@@ -163,18 +159,14 @@ func (c *Comm) allgatherRecDbl(buf []byte, off []int, me int, peer func(int) int
 			root := me >> k << k
 			switch {
 			case d > me && me < root+have && d >= root+have:
-				if err := c.send(missing, peer(d), tag); err != nil {
-					return err
-				}
+				failed.keep(c.send(missing, peer(d), tag))
 			case d < me && d < root+have && me >= root+have:
-				if err := c.recv(missing, peer(d), tag); err != nil {
-					return err
-				}
+				failed.keep(c.recv(missing, peer(d), tag))
 			}
 			k--
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // allgatherBruck: ceil(log2 n) rounds on a copy rotated so that the
@@ -190,15 +182,14 @@ func (c *Comm) allgatherBruck(buf []byte, off []int) error {
 	}
 	tmp := make([]byte, rot[n])
 	copy(tmp, buf[off[me]:off[me+1]])
+	var failed schedErr
 	for pow := 1; pow < n; pow <<= 1 {
 		cnt := min(pow, n-pow)
-		if err := c.exchange(tmp[:rot[cnt]], (me-pow+n)%n, tmp[rot[pow]:rot[pow+cnt]], (me+pow)%n, tagAllgather); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(tmp[:rot[cnt]], (me-pow+n)%n, tmp[rot[pow]:rot[pow+cnt]], (me+pow)%n, tagAllgather))
 	}
 	for j := 0; j < n; j++ {
 		b := (me + j) % n
 		copy(buf[off[b]:off[b+1]], tmp[rot[j]:rot[j+1]])
 	}
-	return nil
+	return failed.err
 }

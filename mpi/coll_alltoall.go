@@ -80,6 +80,7 @@ func (c *Comm) alltoallBruck(send, recv []byte, bs int) error {
 	}
 	pack := make([]byte, (n/2+1)*bs)
 	unpack := make([]byte, (n/2+1)*bs)
+	var failed schedErr
 	for pow := 1; pow < n; pow <<= 1 {
 		k := 0
 		for i := 0; i < n; i++ {
@@ -88,9 +89,7 @@ func (c *Comm) alltoallBruck(send, recv []byte, bs int) error {
 				k++
 			}
 		}
-		if err := c.exchange(pack[:k*bs], (me+pow)%n, unpack[:k*bs], (me-pow+n)%n, tagAlltoall); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(pack[:k*bs], (me+pow)%n, unpack[:k*bs], (me-pow+n)%n, tagAlltoall))
 		k = 0
 		for i := 0; i < n; i++ {
 			if i&pow != 0 {
@@ -104,7 +103,7 @@ func (c *Comm) alltoallBruck(send, recv []byte, bs int) error {
 		j := (me - i + n) % n
 		copy(recv[j*bs:(j+1)*bs], tmp[i*bs:(i+1)*bs])
 	}
-	return nil
+	return failed.err
 }
 
 // alltoallScattered posts every receive and send at once, in batches of
@@ -114,6 +113,7 @@ func (c *Comm) alltoallBruck(send, recv []byte, bs int) error {
 func (c *Comm) alltoallScattered(sblk, rblk func(j int) []byte) error {
 	n, me := c.Size(), c.rank
 	reqs := make([]*Request, 0, 2*AlltoallThrottle)
+	var failed schedErr
 	for lo := 0; lo < n; lo += AlltoallThrottle {
 		reqs = reqs[:0]
 		hi := min(lo+AlltoallThrottle, n)
@@ -128,28 +128,25 @@ func (c *Comm) alltoallScattered(sblk, rblk func(j int) []byte) error {
 			}
 		}
 		if len(reqs) > 0 {
-			if err := waitColl(reqs...); err != nil {
-				return err
-			}
+			failed.keep(c.waitColl(reqs...))
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // alltoallPairwise: n-1 steps, one exchange each: with rank^i when n is a
 // power of two, else send to rank+i and receive from rank-i.
 func (c *Comm) alltoallPairwise(send, recv []byte, bs int) error {
 	n, me := c.Size(), c.rank
+	var failed schedErr
 	for i := 1; i < n; i++ {
 		src, dst := (me-i+n)%n, (me+i)%n
 		if isPof2(n) {
 			src, dst = me^i, me^i
 		}
-		if err := c.exchange(send[dst*bs:(dst+1)*bs], dst, recv[src*bs:(src+1)*bs], src, tagAlltoall); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(send[dst*bs:(dst+1)*bs], dst, recv[src*bs:(src+1)*bs], src, tagAlltoall))
 	}
-	return nil
+	return failed.err
 }
 
 // alltoallReplace is the in-place algorithm: for every pair of ranks (i, j)
@@ -159,6 +156,7 @@ func (c *Comm) alltoallPairwise(send, recv []byte, bs int) error {
 func (c *Comm) alltoallReplace(blk func(j int) []byte, maxb int) error {
 	n, me := c.Size(), c.rank
 	tmp := make([]byte, maxb)
+	var failed schedErr
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			peer := -1
@@ -174,12 +172,10 @@ func (c *Comm) alltoallReplace(blk func(j int) []byte, maxb int) error {
 			b := blk(peer)
 			t := tmp[:len(b)]
 			copy(t, b)
-			if err := c.exchange(t, peer, b, peer, tagAlltoall); err != nil {
-				return err
-			}
+			failed.keep(c.exchange(t, peer, b, peer, tagAlltoall))
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // Alltoallv is Alltoall with a count and displacement per peer: rank sends

@@ -34,13 +34,14 @@ func (c *Comm) bcast(buf []byte, root int) error {
 	if a == algoBinomial {
 		return c.bcastBinomial(buf, root)
 	}
-	if err := c.scatterForBcast(buf, root); err != nil {
-		return err
-	}
+	var failed schedErr
+	failed.keep(c.scatterForBcast(buf, root))
 	if a == algoScatterRecDbl {
-		return c.bcastRecDblAllgather(buf, root)
+		failed.keep(c.bcastRecDblAllgather(buf, root))
+	} else {
+		failed.keep(c.bcastRingAllgather(buf, root))
 	}
-	return c.bcastRingAllgather(buf, root)
+	return failed.err
 }
 
 // bcastBinomial: ranks relative to root form a binomial tree; a rank
@@ -51,24 +52,21 @@ func (c *Comm) bcast(buf []byte, root int) error {
 func (c *Comm) bcastBinomial(buf []byte, root int) error {
 	n := c.Size()
 	rel := (c.rank - root + n) % n
+	var failed schedErr
 	mask := 1
 	for mask < n {
 		if rel&mask != 0 {
-			if err := c.recv(buf, (rel-mask+root)%n, tagBcast); err != nil {
-				return err
-			}
+			failed.keep(c.recv(buf, (rel-mask+root)%n, tagBcast))
 			break
 		}
 		mask <<= 1
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
-			if err := c.send(buf, (rel+mask+root)%n, tagBcast); err != nil {
-				return err
-			}
+			failed.keep(c.send(buf, (rel+mask+root)%n, tagBcast))
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // bcastChunk is the byte range of relative rank j's chunk when buf is cut
@@ -84,14 +82,13 @@ func bcastChunk(nb, n, j, k int) (lo, hi int) {
 func (c *Comm) scatterForBcast(buf []byte, root int) error {
 	n, nb := c.Size(), len(buf)
 	rel := (c.rank - root + n) % n
+	var failed schedErr
 	mask := 1
 	for mask < n {
 		if rel&mask != 0 {
 			lo, hi := bcastChunk(nb, n, rel, mask)
 			if hi > lo {
-				if err := c.recv(buf[lo:hi], (rel-mask+root)%n, tagBcast); err != nil {
-					return err
-				}
+				failed.keep(c.recv(buf[lo:hi], (rel-mask+root)%n, tagBcast))
 			}
 			break
 		}
@@ -101,13 +98,11 @@ func (c *Comm) scatterForBcast(buf []byte, root int) error {
 		if rel+mask < n {
 			lo, hi := bcastChunk(nb, n, rel+mask, mask)
 			if hi > lo {
-				if err := c.send(buf[lo:hi], (rel+mask+root)%n, tagBcast); err != nil {
-					return err
-				}
+				failed.keep(c.send(buf[lo:hi], (rel+mask+root)%n, tagBcast))
 			}
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // bcastRingAllgather circulates the chunks around the ring of relative
@@ -117,15 +112,14 @@ func (c *Comm) bcastRingAllgather(buf []byte, root int) error {
 	rel := (c.rank - root + n) % n
 	right, left := (c.rank+1)%n, (c.rank-1+n)%n
 	j, jnext := rel, (rel-1+n)%n
+	var failed schedErr
 	for i := 1; i < n; i++ {
 		slo, shi := bcastChunk(nb, n, j, 1)
 		rlo, rhi := bcastChunk(nb, n, jnext, 1)
-		if err := c.exchange(buf[slo:shi], right, buf[rlo:rhi], left, tagBcast); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(buf[slo:shi], right, buf[rlo:rhi], left, tagBcast))
 		j, jnext = jnext, (jnext-1+n)%n
 	}
-	return nil
+	return failed.err
 }
 
 // bcastRecDblAllgather gathers the chunks by recursive doubling over ranks

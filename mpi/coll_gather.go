@@ -57,15 +57,15 @@ func (c *Comm) gather(data, out []byte, root int) error {
 		tmp = make([]byte, sub*bs)
 	}
 	copy(tmp[:bs], data)
+	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
 		if rel&mask != 0 {
-			return c.send(tmp[:sub*bs], (rel&^mask+root)%n, tagGather)
+			failed.keep(c.send(tmp[:sub*bs], (rel&^mask+root)%n, tagGather))
+			return failed.err
 		}
 		if src := rel | mask; src < n {
 			cnt := min(mask, n-src)
-			if err := c.recv(tmp[mask*bs:(mask+cnt)*bs], (src+root)%n, tagGather); err != nil {
-				return err
-			}
+			failed.keep(c.recv(tmp[mask*bs:(mask+cnt)*bs], (src+root)%n, tagGather))
 		}
 	}
 	if root != 0 {
@@ -74,7 +74,7 @@ func (c *Comm) gather(data, out []byte, root int) error {
 			copy(out[k*bs:(k+1)*bs], tmp[j*bs:(j+1)*bs])
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // subtree is the number of ranks in the binomial subtree of relative rank
@@ -138,6 +138,7 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 	rel := (c.rank - root + n) % n
 	sub := subtree(rel, n)
 	var tmp []byte
+	var failed schedErr
 	mask := 1
 	switch {
 	case rel == 0 && root == 0:
@@ -151,9 +152,7 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 	default:
 		tmp = make([]byte, sub*bs)
 		mask = rel & -rel
-		if err := c.recv(tmp, (rel-mask+root)%n, tagScatter); err != nil {
-			return err
-		}
+		failed.keep(c.recv(tmp, (rel-mask+root)%n, tagScatter))
 	}
 	if rel == 0 {
 		mask = pof2Below(n)
@@ -164,13 +163,11 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
 			cnt := min(mask, n-rel-mask)
-			if err := c.send(tmp[mask*bs:(mask+cnt)*bs], (rel+mask+root)%n, tagScatter); err != nil {
-				return err
-			}
+			failed.keep(c.send(tmp[mask*bs:(mask+cnt)*bs], (rel+mask+root)%n, tagScatter))
 		}
 	}
 	copy(out, tmp[:bs])
-	return nil
+	return failed.err
 }
 
 // checkV validates the counts and displacements of a v-collective against a
@@ -219,7 +216,7 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 		// MPICH sends synchronously from communicators of at least
 		// GathervSsendMinProcs ranks, so the root is not flooded.
 		sync := c.Size() >= GathervSsendMinProcs
-		return waitColl(c.r.isend(c, asBytes(send), c.group.worldRank(root), tagGather, c.ctx+1, sync))
+		return c.waitColl(c.r.isend(c, asBytes(send), c.group.worldRank(root), tagGather, c.ctx+1, sync))
 	}
 	n := c.Size()
 	if err := checkV("Gatherv", n, counts, displs, len(recv)); err != nil {
@@ -240,7 +237,7 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 	if len(reqs) == 0 {
 		return nil
 	}
-	return waitColl(reqs...)
+	return c.waitColl(reqs...)
 }
 
 // Scatterv is Scatter with a count per rank: root sends
@@ -291,5 +288,5 @@ func scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root
 	if len(reqs) == 0 {
 		return nil
 	}
-	return waitColl(reqs...)
+	return c.waitColl(reqs...)
 }

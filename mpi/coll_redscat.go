@@ -139,6 +139,7 @@ func (c *Comm) redScatRecDbl(data, out []byte, disp []int, rd *reduction) error 
 	outside := func(root, mask int) (a, b []byte) {
 		return res[:disp[min(root, n)]], res[disp[min(root+mask, n)]:]
 	}
+	var failed schedErr
 	for i, mask := 0, 1; mask < n; i, mask = i+1, mask<<1 {
 		dst := me ^ mask
 		myRoot, dstRoot := me>>i<<i, dst>>i<<i
@@ -148,9 +149,7 @@ func (c *Comm) redScatRecDbl(data, out []byte, disp []int, rd *reduction) error 
 		if dst < n {
 			sa, sb := outside(myRoot, mask)
 			send := append(append(pack[:0], sa...), sb...)
-			if err := c.exchange(send, dst, got, dst, tagRedScat); err != nil {
-				return err
-			}
+			failed.keep(c.exchange(send, dst, got, dst, tagRedScat))
 			received = true
 		}
 		if dstRoot+mask > n { // forward to the ranks whose partner is missing
@@ -161,13 +160,9 @@ func (c *Comm) redScatRecDbl(data, out []byte, disp []int, rd *reduction) error 
 				root := me >> k << k
 				switch {
 				case d > me && me < root+have && d >= root+have:
-					if err := c.send(got, d, tagRedScat); err != nil {
-						return err
-					}
+					failed.keep(c.send(got, d, tagRedScat))
 				case d < me && d < root+have && me >= root+have:
-					if err := c.recv(got, d, tagRedScat); err != nil {
-						return err
-					}
+					failed.keep(c.recv(got, d, tagRedScat))
 					received = true
 				}
 				k--
@@ -186,7 +181,7 @@ func (c *Comm) redScatRecDbl(data, out []byte, disp []int, rd *reduction) error 
 		}
 	}
 	copy(out, res[disp[me]:disp[me+1]])
-	return nil
+	return failed.err
 }
 
 // redScatNoncommutative (n a power of two, equal blocks): MPICH's
@@ -205,11 +200,8 @@ func (c *Comm) redScatNoncommutative(data, out []byte, rd *reduction) error {
 	}
 	disp := uniformOffsets(n, bs)
 	lo, hi, err := c.halvingSteps(acc, disp, c.rank, ascendingMasks(n), rd, tagRedScat)
-	if err != nil {
-		return err
-	}
 	copy(out, acc[disp[lo]:disp[hi]])
-	return nil
+	return err
 }
 
 // redScatPairwise: n-1 steps; in step i a rank sends rank+i its part of
@@ -220,15 +212,14 @@ func (c *Comm) redScatPairwise(data, out []byte, disp []int, rd *reduction) erro
 	acc := make([]byte, disp[me+1]-disp[me])
 	copy(acc, data[disp[me]:disp[me+1]])
 	tmp := make([]byte, len(acc))
+	var failed schedErr
 	for i := 1; i < n; i++ {
 		src, dst := (me-i+n)%n, (me+i)%n
-		if err := c.exchange(data[disp[dst]:disp[dst+1]], dst, tmp, src, tagRedScat); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(data[disp[dst]:disp[dst+1]], dst, tmp, src, tagRedScat))
 		rd.apply(tmp, acc)
 	}
 	copy(out, acc)
-	return nil
+	return failed.err
 }
 
 // redScatHalving: after the fold, recursive halving with the farthest
@@ -240,12 +231,12 @@ func (c *Comm) redScatHalving(data, out []byte, counts []int, rd *reduction) err
 	rem := n - pof2
 	acc := make([]byte, len(data))
 	copy(acc, data)
+	var failed schedErr
 	newrank, err := c.foldIn(acc, rd, tagRedScat)
-	if err != nil {
-		return err
-	}
+	failed.keep(err)
 	if newrank < 0 {
-		return c.recv(out, me+1, tagRedScat)
+		failed.keep(c.recv(out, me+1, tagRedScat))
+		return failed.err
 	}
 	disp := make([]int, pof2+1)
 	for i := 0; i < pof2; i++ {
@@ -259,17 +250,14 @@ func (c *Comm) redScatHalving(data, out []byte, counts []int, rd *reduction) err
 	for m := pof2 / 2; m > 0; m >>= 1 {
 		masks = append(masks, m)
 	}
-	if _, _, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagRedScat); err != nil {
-		return err
-	}
+	_, _, err = c.halvingSteps(acc, disp, newrank, masks, rd, tagRedScat)
+	failed.keep(err)
 	mine := acc[disp[newrank]:disp[newrank+1]]
 	if me < 2*rem {
 		k := counts[me-1] * rd.size
-		if err := c.send(mine[:k], me-1, tagRedScat); err != nil {
-			return err
-		}
+		failed.keep(c.send(mine[:k], me-1, tagRedScat))
 		mine = mine[k:]
 	}
 	copy(out, mine)
-	return nil
+	return failed.err
 }

@@ -90,8 +90,8 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 	} else {
 		err = c.reduceBinomial(acc, rd, root)
 	}
-	if err == nil && c.rank == root {
-		copy(out, acc)
+	if c.rank == root {
+		copy(out, acc) // after a failed step too: the schedule ran to its end
 	}
 	return err
 }
@@ -108,32 +108,29 @@ func (c *Comm) reduceBinomial(acc []byte, rd *reduction, root int) error {
 	}
 	rel := (c.rank - lroot + n) % n
 	var tmp []byte
+	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
 		if rel&mask != 0 {
-			if err := c.send(acc, (rel&^mask+lroot)%n, tagReduce); err != nil {
-				return err
-			}
+			failed.keep(c.send(acc, (rel&^mask+lroot)%n, tagReduce))
 			break
 		}
 		if src := rel | mask; src < n {
 			if tmp == nil {
 				tmp = make([]byte, len(acc))
 			}
-			if err := c.recv(tmp, (src+lroot)%n, tagReduce); err != nil {
-				return err
-			}
+			failed.keep(c.recv(tmp, (src+lroot)%n, tagReduce))
 			rd.applyRev(acc, tmp)
 		}
 	}
 	if lroot != root {
 		switch c.rank {
 		case lroot:
-			return c.send(acc, root, tagReduce)
+			failed.keep(c.send(acc, root, tagReduce))
 		case root:
-			return c.recv(acc, lroot, tagReduce)
+			failed.keep(c.recv(acc, lroot, tagReduce))
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // The recursive-halving algorithms (Rabenseifner) first fold the ranks
@@ -153,11 +150,9 @@ func (c *Comm) foldIn(acc []byte, rd *reduction, tag int) (int, error) {
 		return -1, c.send(acc, me+1, tag)
 	}
 	tmp := make([]byte, len(acc))
-	if err := c.recv(tmp, me-1, tag); err != nil {
-		return -1, err
-	}
+	err := c.recv(tmp, me-1, tag)
 	rd.apply(tmp, acc)
-	return me / 2, nil
+	return me / 2, err // on failure the rank still takes its place in the schedule
 }
 
 // foldOut gives the ranks that sat out the final result.
@@ -202,6 +197,7 @@ func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd
 	rem := c.Size() - pof2Below(c.Size())
 	lo, hi = 0, len(disp)-1
 	var tmp []byte // receives the partner's copy of the kept half: the first is the largest
+	var failed schedErr
 	for _, m := range masks {
 		partner := newrank ^ m
 		mid := (lo + hi) / 2
@@ -213,9 +209,7 @@ func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd
 			tmp = make([]byte, max(disp[mid]-disp[lo], disp[hi]-disp[mid]))
 		}
 		keep, in := acc[disp[klo]:disp[khi]], tmp[:disp[khi]-disp[klo]]
-		if err := c.exchange(acc[disp[slo]:disp[shi]], oldRank(partner, rem), in, oldRank(partner, rem), tag); err != nil {
-			return 0, 0, err
-		}
+		failed.keep(c.exchange(acc[disp[slo]:disp[shi]], oldRank(partner, rem), in, oldRank(partner, rem), tag))
 		if partner < newrank {
 			rd.apply(in, keep)
 		} else {
@@ -223,7 +217,7 @@ func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd
 		}
 		lo, hi = klo, khi
 	}
-	return lo, hi, nil
+	return lo, hi, failed.err
 }
 
 // ascendingMasks is 1, 2, 4, ... below pof2.
@@ -241,10 +235,9 @@ func (c *Comm) reduceRabenseifner(acc []byte, rd *reduction, root int) error {
 	n := c.Size()
 	pof2 := pof2Below(n)
 	rem := n - pof2
+	var failed schedErr
 	newrank, err := c.foldIn(acc, rd, tagReduce)
-	if err != nil {
-		return err
-	}
+	failed.keep(err)
 	// The root's result is gathered at newroot; a root that sat out gets it
 	// from the odd rank above it.
 	gatherAt := root
@@ -259,38 +252,32 @@ func (c *Comm) reduceRabenseifner(acc []byte, rd *reduction, root int) error {
 		disp := blockDispls(len(acc)/rd.size, rd.size, pof2)
 		masks := ascendingMasks(pof2)
 		lo, hi, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagReduce)
-		if err != nil {
-			return err
-		}
+		failed.keep(err)
 		for i := len(masks) - 1; i >= 0; i-- {
 			m := masks[i]
 			partner := oldRank(newrank^m, rem)
 			w := hi - lo
 			if newrank&m != newroot&m {
-				if err := c.send(acc[disp[lo]:disp[hi]], partner, tagReduce); err != nil {
-					return err
-				}
+				failed.keep(c.send(acc[disp[lo]:disp[hi]], partner, tagReduce))
 				break
 			}
 			plo, phi := hi, hi+w
 			if newrank&m != 0 {
 				plo, phi = lo-w, lo
 			}
-			if err := c.recv(acc[disp[plo]:disp[phi]], partner, tagReduce); err != nil {
-				return err
-			}
+			failed.keep(c.recv(acc[disp[plo]:disp[phi]], partner, tagReduce))
 			lo, hi = min(lo, plo), max(hi, phi)
 		}
 	}
 	if gatherAt != root {
 		switch c.rank {
 		case gatherAt:
-			return c.send(acc, root, tagReduce)
+			failed.keep(c.send(acc, root, tagReduce))
 		case root:
-			return c.recv(acc, gatherAt, tagReduce)
+			failed.keep(c.recv(acc, gatherAt, tagReduce))
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // allreduce combines data of every rank into out of every rank (out may
@@ -336,17 +323,14 @@ func (c *Comm) allreduceRecDbl(acc []byte, rd *reduction) error {
 	n := c.Size()
 	pof2 := pof2Below(n)
 	rem := n - pof2
+	var failed schedErr
 	newrank, err := c.foldIn(acc, rd, tagAllreduce)
-	if err != nil {
-		return err
-	}
+	failed.keep(err)
 	if newrank >= 0 {
 		tmp := make([]byte, len(acc))
 		for mask := 1; mask < pof2; mask <<= 1 {
 			dst := oldRank(newrank^mask, rem)
-			if err := c.exchange(acc, dst, tmp, dst, tagAllreduce); err != nil {
-				return err
-			}
+			failed.keep(c.exchange(acc, dst, tmp, dst, tagAllreduce))
 			if dst < c.rank {
 				rd.apply(tmp, acc)
 			} else {
@@ -354,7 +338,8 @@ func (c *Comm) allreduceRecDbl(acc []byte, rd *reduction) error {
 			}
 		}
 	}
-	return c.foldOut(acc, tagAllreduce)
+	failed.keep(c.foldOut(acc, tagAllreduce))
+	return failed.err
 }
 
 // allreduceRabenseifner: recursive-halving reduce-scatter, then
@@ -363,17 +348,14 @@ func (c *Comm) allreduceRabenseifner(acc []byte, rd *reduction) error {
 	n := c.Size()
 	pof2 := pof2Below(n)
 	rem := n - pof2
+	var failed schedErr
 	newrank, err := c.foldIn(acc, rd, tagAllreduce)
-	if err != nil {
-		return err
-	}
+	failed.keep(err)
 	if newrank >= 0 {
 		disp := blockDispls(len(acc)/rd.size, rd.size, pof2)
 		masks := ascendingMasks(pof2)
 		lo, hi, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagAllreduce)
-		if err != nil {
-			return err
-		}
+		failed.keep(err)
 		for i := len(masks) - 1; i >= 0; i-- {
 			m := masks[i]
 			partner := oldRank(newrank^m, rem)
@@ -382,13 +364,12 @@ func (c *Comm) allreduceRabenseifner(acc []byte, rd *reduction) error {
 			if newrank&m != 0 {
 				plo, phi = lo-w, lo
 			}
-			if err := c.exchange(acc[disp[lo]:disp[hi]], partner, acc[disp[plo]:disp[phi]], partner, tagAllreduce); err != nil {
-				return err
-			}
+			failed.keep(c.exchange(acc[disp[lo]:disp[hi]], partner, acc[disp[plo]:disp[phi]], partner, tagAllreduce))
 			lo, hi = min(lo, plo), max(hi, phi)
 		}
 	}
-	return c.foldOut(acc, tagAllreduce)
+	failed.keep(c.foldOut(acc, tagAllreduce))
+	return failed.err
 }
 
 // allreduceRing: the buffer is cut into n chunks; n-1 ring steps
@@ -409,21 +390,18 @@ func (c *Comm) allreduceRing(acc []byte, rd *reduction) error {
 	}
 	right, left := (me+1)%n, (me-1+n)%n
 	tmp := make([]byte, (count/n+1)*rd.size)
+	var failed schedErr
 	for i := 0; i < n-1; i++ {
 		slo, shi := chunk(me - i)
 		rlo, rhi := chunk(me - i - 1)
 		in := tmp[:rhi-rlo]
-		if err := c.exchange(acc[slo:shi], right, in, left, tagAllreduce); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(acc[slo:shi], right, in, left, tagAllreduce))
 		rd.apply(in, acc[rlo:rhi])
 	}
 	for i := 0; i < n-1; i++ {
 		slo, shi := chunk(me + 1 - i)
 		rlo, rhi := chunk(me - i)
-		if err := c.exchange(acc[slo:shi], right, acc[rlo:rhi], left, tagAllreduce); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(acc[slo:shi], right, acc[rlo:rhi], left, tagAllreduce))
 	}
-	return nil
+	return failed.err
 }

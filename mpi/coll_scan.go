@@ -73,14 +73,13 @@ func (c *Comm) scan(data, out []byte, rd *reduction, exclusive bool) error {
 	}
 	tmp := make([]byte, len(data))
 	have := false // exclusive: out holds something yet
+	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
 		dst := me ^ mask
 		if dst >= n {
 			continue
 		}
-		if err := c.exchange(partial, dst, tmp, dst, tag); err != nil {
-			return err
-		}
+		failed.keep(c.exchange(partial, dst, tmp, dst, tag))
 		if dst < me {
 			// tmp covers the ranks just below the ones partial covers.
 			switch {
@@ -97,5 +96,5 @@ func (c *Comm) scan(data, out []byte, rd *reduction, exclusive bool) error {
 			rd.applyRev(partial, tmp)
 		}
 	}
-	return nil
+	return failed.err
 }

@@ -21,21 +21,47 @@ type Comm struct {
 	world bool
 }
 
-// Rank is the calling rank's rank in the communicator (MPI_Comm_rank).
-func (c *Comm) Rank() int { return c.rank }
+// The accessors have no error result, so on a nil communicator (which Split
+// and Create return to the ranks they leave out) they answer as for no
+// communicator at all: Rank Undefined, Size 0, Group nil (the null group).
 
-// Size is the number of ranks in the communicator (MPI_Comm_size).
-func (c *Comm) Size() int { return c.group.n }
+// Rank is the calling rank's rank in the communicator (MPI_Comm_rank);
+// Undefined for a nil communicator.
+func (c *Comm) Rank() int {
+	if c == nil {
+		return Undefined
+	}
+	return c.rank
+}
 
-// Group returns the communicator's group (MPI_Comm_group).
+// Size is the number of ranks in the communicator (MPI_Comm_size); 0 for a
+// nil communicator.
+func (c *Comm) Size() int {
+	if c == nil {
+		return 0
+	}
+	return c.group.n
+}
+
+// Group returns the communicator's group (MPI_Comm_group); nil for a nil
+// communicator.
 func (c *Comm) Group() *Group {
+	if c == nil {
+		return nil
+	}
 	g := *c.group
 	g.me = int32(c.r.id)
 	return &g
 }
 
-// WorldRank is the world rank of rank i of this communicator.
-func (c *Comm) WorldRank(i int) int { return c.group.worldRank(i) }
+// WorldRank is the world rank of rank i of this communicator, or Undefined
+// when i is not a rank of it.
+func (c *Comm) WorldRank(i int) int {
+	if i < 0 || i >= c.Size() {
+		return Undefined
+	}
+	return c.group.worldRank(i)
+}
 
 func (c *Comm) rankOfWorld(w int) int {
 	if c == nil {
@@ -47,8 +73,11 @@ func (c *Comm) rankOfWorld(w int) int {
 // Wtime is the rank's clock in seconds (MPI_Wtime): virtual time in a
 // virtual run, host time since the job started otherwise. Applications must
 // time themselves with it, not time.Now, so that predictions report
-// predicted times.
+// predicted times. A nil communicator has no clock: 0.
 func (c *Comm) Wtime() float64 {
+	if c == nil {
+		return 0
+	}
 	if t, ok := c.r.clock.Now(); ok {
 		return t
 	}
@@ -61,9 +90,9 @@ func (c *Comm) Wtick() float64 { return 1e-9 }
 // Elapse accounts d of computation on this rank without doing it (mu-pi's
 // MPI_Elapse_time, for skeleton programs). In a virtual run it advances the
 // rank's virtual clock by d and costs no host CPU; in a real run it sleeps
-// for d.
+// for d. On a nil communicator it does nothing: there is no rank to charge.
 func (c *Comm) Elapse(d time.Duration) {
-	if d <= 0 {
+	if c == nil || d <= 0 {
 		return
 	}
 	if c.r.virtual {
@@ -75,8 +104,13 @@ func (c *Comm) Elapse(d time.Duration) {
 
 // Abort ends the whole job with the given exit code (MPI_Abort). It does not
 // return. In an in-process world the other ranks leave their next MPI call
-// and Run returns an *AbortError.
+// and Run returns an *AbortError. c must be a communicator of the calling
+// rank: with nil there is no job to end, and Abort panics saying so (it
+// cannot return an error, and must not return).
 func (c *Comm) Abort(code int) {
+	if c == nil {
+		panic("mpi: Abort on a nil communicator")
+	}
 	r := c.r
 	r.w.fail(&AbortError{Rank: r.id, Code: code})
 	r.checkAbort()
@@ -188,22 +222,25 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	var mine [8]byte
 	binary.LittleEndian.PutUint32(mine[0:], uint32(int32(color)))
 	binary.LittleEndian.PutUint32(mine[4:], uint32(int32(key)))
+	// A failed step does not end the rank's part (see schedErr): it goes on
+	// to the end, so that the others are not left waiting, and then fails.
+	var failed schedErr
 	all, err := c.gatherBytes(mine[:], tagSplit)
-	if err != nil {
-		return nil, err
-	}
+	failed.keep(err)
 	var members []byte
 	if c.rank == 0 {
 		members, err = c.splitRoot(all)
 	} else {
 		members, err = c.recvAlloc(0, tagSplit)
 	}
-	if err != nil {
-		return nil, err
-	}
+	failed.keep(err)
 	id, err := c.agreeContext()
 	if err != nil {
 		return nil, err
+	}
+	if failed.err != nil {
+		c.r.ctxUsed.clear(id)
+		return nil, failed.err
 	}
 	if color == Undefined {
 		c.r.ctxUsed.clear(id)
@@ -270,10 +307,7 @@ func (c *Comm) splitRoot(all []byte) ([]byte, error) {
 		}
 		lo = hi
 	}
-	if _, err := Waitall(reqs); err != nil {
-		return nil, err
-	}
-	return mine, nil
+	return mine, c.waitColl(reqs...)
 }
 
 // --- context ids -------------------------------------------------------

@@ -51,6 +51,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "mpi: <nil>"
+	}
 	if e.Err != nil {
 		return fmt.Sprintf("mpi: %s (%v): %v", e.Msg, e.Class, e.Err)
 	}
@@ -58,13 +61,18 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Is matches another *Error of the same class, so the sentinels below work
 // with errors.Is.
 func (e *Error) Is(target error) bool {
 	var t *Error
-	if errors.As(target, &t) && t.Msg == "" && t.Err == nil {
+	if errors.As(target, &t) && t != nil && e != nil && t.Msg == "" && t.Err == nil {
 		return t.Class == e.Class
 	}
 	return false
@@ -114,6 +122,9 @@ type AbortError struct {
 }
 
 func (e *AbortError) Error() string {
+	if e == nil {
+		return "mpi: <nil>"
+	}
 	return fmt.Sprintf("mpi: rank %d called Abort(%d)", e.Rank, e.Code)
 }
 
@@ -126,13 +137,21 @@ type RankError struct {
 }
 
 func (e *RankError) Error() string {
+	if e == nil {
+		return "mpi: <nil>"
+	}
 	if e.Panic {
 		return fmt.Sprintf("mpi: rank %d panicked: %v", e.Rank, e.Err)
 	}
 	return fmt.Sprintf("mpi: rank %d failed: %v", e.Rank, e.Err)
 }
 
-func (e *RankError) Unwrap() error { return e.Err }
+func (e *RankError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // DeadlockError is what an in-process world returns when every rank that has
 // not finished is blocked in an MPI call that nothing can complete.
@@ -141,6 +160,9 @@ type DeadlockError struct {
 }
 
 func (e *DeadlockError) Error() string {
+	if e == nil {
+		return "mpi: <nil>"
+	}
 	s := fmt.Sprintf("mpi: deadlock: all %d unfinished ranks are blocked", len(e.Blocked))
 	for i, b := range e.Blocked {
 		if i == 8 {

@@ -13,12 +13,19 @@ const (
 )
 
 func (c Comparison) String() string {
+	if c < Ident || c > Unequal {
+		return "Comparison(" + itoa(int(c)) + ")"
+	}
 	return [...]string{"Ident", "Congruent", "Similar", "Unequal"}[c]
 }
 
 // Group is an ordered set of world ranks (MPI_Group). Groups are immutable.
 // The world group is stored as the identity, so a million-rank world does
 // not cost a million-entry table per rank.
+//
+// A nil *Group is MPI_GROUP_NULL. The calls with an error result refuse it
+// with an ErrGroup error; the others (Size, Rank, Union, Intersection,
+// Difference, Compare) treat it as the empty group.
 type Group struct {
 	n     int
 	ranks []int32         // member world ranks by group rank; nil: identity 0..n-1
@@ -36,12 +43,44 @@ func newGroup(ranks []int32, me int32) *Group {
 	return g
 }
 
-// Size is the number of members.
-func (g *Group) Size() int { return g.n }
+// Size is the number of members (0 for a nil group).
+func (g *Group) Size() int {
+	if g == nil {
+		return 0
+	}
+	return g.n
+}
 
 // Rank is the calling process's rank in the group, or Undefined when it is
 // not a member (MPI_Group_rank).
-func (g *Group) Rank() int { return g.rankOf(int(g.me)) }
+func (g *Group) Rank() int {
+	if g == nil {
+		return Undefined
+	}
+	return g.rankOf(int(g.me))
+}
+
+// orEmpty is g, or the empty group for nil.
+func (g *Group) orEmpty() *Group {
+	if g == nil {
+		return &Group{me: -1}
+	}
+	return g
+}
+
+// holder is the world rank of the process holding g or h (-1 if neither
+// says): the result of Union and friends keeps it whichever is nil.
+func holder(g, h *Group) int32 {
+	switch {
+	case g != nil:
+		return g.me
+	case h != nil:
+		return h.me
+	}
+	return -1
+}
+
+func nullGroup(what string) error { return errorf(ClassGroup, "%s: null group", what) }
 
 // worldRank is the world rank of group rank i.
 func (g *Group) worldRank(i int) int {
@@ -79,6 +118,9 @@ func (g *Group) members() []int32 {
 // Incl is the group of the listed members, in the order listed
 // (MPI_Group_incl). Ranks must be valid and distinct.
 func (g *Group) Incl(ranks []int) (*Group, error) {
+	if g == nil {
+		return nil, nullGroup("Group.Incl")
+	}
 	out := make([]int32, len(ranks))
 	seen := make(map[int]bool, len(ranks))
 	for i, r := range ranks {
@@ -96,6 +138,9 @@ func (g *Group) Incl(ranks []int) (*Group, error) {
 
 // Excl is the group without the listed members, order kept (MPI_Group_excl).
 func (g *Group) Excl(ranks []int) (*Group, error) {
+	if g == nil {
+		return nil, nullGroup("Group.Excl")
+	}
 	drop := make(map[int]bool, len(ranks))
 	for _, r := range ranks {
 		if r < 0 || r >= g.n {
@@ -117,40 +162,49 @@ func (g *Group) Excl(ranks []int) (*Group, error) {
 
 // Union is g's members followed by h's members not in g (MPI_Group_union).
 func (g *Group) Union(h *Group) *Group {
+	me := holder(g, h)
+	g, h = g.orEmpty(), h.orEmpty()
 	out := append([]int32(nil), g.members()...)
 	for _, w := range h.members() {
 		if g.rankOf(int(w)) == Undefined {
 			out = append(out, w)
 		}
 	}
-	return newGroup(out, g.me)
+	return newGroup(out, me)
 }
 
 // Intersection is g's members that are also in h, in g's order.
 func (g *Group) Intersection(h *Group) *Group {
+	me := holder(g, h)
+	g, h = g.orEmpty(), h.orEmpty()
 	var out []int32
 	for _, w := range g.members() {
 		if h.rankOf(int(w)) != Undefined {
 			out = append(out, w)
 		}
 	}
-	return newGroup(out, g.me)
+	return newGroup(out, me)
 }
 
 // Difference is g's members not in h, in g's order.
 func (g *Group) Difference(h *Group) *Group {
+	me := holder(g, h)
+	g, h = g.orEmpty(), h.orEmpty()
 	var out []int32
 	for _, w := range g.members() {
 		if h.rankOf(int(w)) == Undefined {
 			out = append(out, w)
 		}
 	}
-	return newGroup(out, g.me)
+	return newGroup(out, me)
 }
 
 // TranslateRanks maps ranks of g to ranks of h: Undefined for processes not
 // in h; ProcNull maps to ProcNull (MPI_Group_translate_ranks).
 func (g *Group) TranslateRanks(ranks []int, h *Group) ([]int, error) {
+	if g == nil || h == nil {
+		return nil, nullGroup("TranslateRanks")
+	}
 	out := make([]int, len(ranks))
 	for i, r := range ranks {
 		if r == ProcNull {
@@ -168,6 +222,7 @@ func (g *Group) TranslateRanks(ranks []int, h *Group) ([]int, error) {
 // Compare compares two groups: Ident (same members, same order), Similar
 // (same members) or Unequal.
 func (g *Group) Compare(h *Group) Comparison {
+	g, h = g.orEmpty(), h.orEmpty()
 	if g.n != h.n {
 		return Unequal
 	}

@@ -18,78 +18,69 @@ func (c *Comm) recvAlloc(src, tag int) ([]byte, error) {
 		return nil, err
 	}
 	buf := make([]byte, st.Bytes)
-	q := c.r.irecv(c, buf, c.group.worldRank(src), tag, c.ctx+1)
-	_, err = q.Wait()
-	return buf, err
+	return buf, c.recv(buf, src, tag)
 }
 
 // allreduceBytes combines buf over all ranks of c with combine (which must
 // be commutative and associative) and leaves the result in buf everywhere.
+// Like the collectives, it runs its whole schedule after a failed step.
 func (c *Comm) allreduceBytes(buf []byte, tag int, combine func(acc, in []byte)) error {
-	n, me, ctx := c.Size(), c.rank, c.ctx+1
+	n, me := c.Size(), c.rank
 	tmp := make([]byte, len(buf))
+	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 { // binomial reduce to 0
 		if me&mask != 0 {
-			if _, err := c.r.isend(c, buf, c.group.worldRank(me-mask), tag, ctx, false).Wait(); err != nil {
-				return err
-			}
+			failed.keep(c.send(buf, me-mask, tag))
 			break
 		}
 		if me+mask < n {
-			if _, err := c.r.irecv(c, tmp, c.group.worldRank(me+mask), tag, ctx).Wait(); err != nil {
-				return err
-			}
+			failed.keep(c.recv(tmp, me+mask, tag))
 			combine(buf, tmp)
 		}
 	}
-	return c.bcastBytes(buf, tag)
+	failed.keep(c.bcastBytes(buf, tag))
+	return failed.err
 }
 
 // bcastBytes broadcasts buf from rank 0 along a binomial tree.
 func (c *Comm) bcastBytes(buf []byte, tag int) error {
-	n, me, ctx := c.Size(), c.rank, c.ctx+1
+	n, me := c.Size(), c.rank
+	var failed schedErr
 	mask := 1
 	for mask < n {
 		if me&mask != 0 {
-			if _, err := c.r.irecv(c, buf, c.group.worldRank(me-mask), tag, ctx).Wait(); err != nil {
-				return err
-			}
+			failed.keep(c.recv(buf, me-mask, tag))
 			break
 		}
 		mask <<= 1
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if me+mask < n {
-			if _, err := c.r.isend(c, buf, c.group.worldRank(me+mask), tag, ctx, false).Wait(); err != nil {
-				return err
-			}
+			failed.keep(c.send(buf, me+mask, tag))
 		}
 	}
-	return nil
+	return failed.err
 }
 
 // gatherBytes gathers equal-size blocks to rank 0 along a binomial tree;
 // rank 0 gets all blocks in rank order, the others nil.
 func (c *Comm) gatherBytes(mine []byte, tag int) ([]byte, error) {
-	n, me, ctx := c.Size(), c.rank, c.ctx+1
+	n, me := c.Size(), c.rank
 	bs := len(mine)
 	// A rank owns the blocks of ranks [me, me+subtree).
 	acc := append([]byte(nil), mine...)
+	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
 		if me&mask != 0 {
-			if _, err := c.r.isend(c, acc, c.group.worldRank(me-mask), tag, ctx, false).Wait(); err != nil {
-				return nil, err
-			}
-			return nil, nil
+			failed.keep(c.send(acc, me-mask, tag))
+			return nil, failed.err
 		}
 		if me+mask < n {
 			cnt := min(mask, n-me-mask)
 			part := make([]byte, cnt*bs)
-			if _, err := c.r.irecv(c, part, c.group.worldRank(me+mask), tag, ctx).Wait(); err != nil {
-				return nil, err
-			}
+			failed.keep(c.recv(part, me+mask, tag))
 			acc = append(acc, part...)
 		}
 	}
-	return acc, nil
+	return acc, failed.err
 }

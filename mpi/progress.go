@@ -218,6 +218,11 @@ func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool, site waitS
 	}
 }
 
+// emptyStatus is what MPI reports for a null request (MPI_REQUEST_NULL):
+// source AnySource, tag AnyTag, no bytes, no error. It is not the status of
+// a ProcNull receive, whose source is ProcNull.
+func emptyStatus() Status { return Status{Source: AnySource, Tag: AnyTag} }
+
 // finish runs a completed request's completion hook once and returns its
 // status and error.
 func (q *Request) finish() (Status, error) {
@@ -233,7 +238,7 @@ func (q *Request) finish() (Status, error) {
 // (a truncation, say).
 func (q *Request) Wait() (Status, error) {
 	if q == nil {
-		return Status{Source: ProcNull, Tag: AnyTag}, nil
+		return emptyStatus(), nil
 	}
 	q.r.waitFor([]*Request{q}, q.done.Load, true, siteWait)
 	return q.finish()
@@ -274,7 +279,7 @@ func (r *rank) readyPending(reqs []*Request) bool {
 // once without blocking (MPI_Test).
 func (q *Request) Test() (bool, Status, error) {
 	if q == nil {
-		return true, Status{Source: ProcNull, Tag: AnyTag}, nil
+		return true, emptyStatus(), nil
 	}
 	if !q.done.Load() {
 		q.r.stats.temporal++
@@ -343,7 +348,7 @@ func collectAll(reqs []*Request) ([]Status, error) {
 	var failed bool
 	for i, q := range reqs {
 		if q == nil {
-			st[i] = Status{Source: ProcNull, Tag: AnyTag}
+			st[i] = emptyStatus()
 			continue
 		}
 		s, err := q.finish()
@@ -392,7 +397,7 @@ func (r *rank) pickDone(reqs []*Request) int {
 func Waitany(reqs []*Request) (int, Status, error) {
 	r := reqOwner(reqs)
 	if r == nil {
-		return Undefined, Status{Source: ProcNull, Tag: AnyTag}, nil
+		return Undefined, emptyStatus(), nil
 	}
 	r.stats.temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true, siteWaitany)
@@ -414,7 +419,7 @@ func (r *rank) anyDone(reqs []*Request) bool {
 func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	r := reqOwner(reqs)
 	if r == nil {
-		return Undefined, true, Status{Source: ProcNull, Tag: AnyTag}, nil
+		return Undefined, true, emptyStatus(), nil
 	}
 	r.stats.temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false, siteTest)
@@ -474,7 +479,8 @@ func collectDone(reqs []*Request) ([]int, []Status, error) {
 func Testall(reqs []*Request) (bool, []Status, error) {
 	r := reqOwner(reqs)
 	if r == nil {
-		return true, make([]Status, len(reqs)), nil
+		st, err := collectAll(reqs) // every entry nil: empty statuses
+		return true, st, err
 	}
 	r.stats.temporal++
 	r.waitFor(reqs, func() bool { return allDone(reqs) }, false, siteTest)

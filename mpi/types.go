@@ -36,7 +36,7 @@ func sizeOf[T Numeric]() int {
 
 // Status describes a completed receive (or a probed message).
 type Status struct {
-	Source    int  // rank of the sender in the communicator (ProcNull for a null receive)
+	Source    int  // rank of the sender in the communicator; ProcNull for a receive from ProcNull, AnySource for a null (nil) request
 	Tag       int  // tag of the message
 	Bytes     int  // bytes received (or, for a probe, the message size)
 	Cancelled bool // the request was cancelled before it matched

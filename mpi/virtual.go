@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -81,8 +82,11 @@ func (v *Virtual) computeWidth() int {
 // S(k_h) (vtime.Target.ContentionFactor, docs/model.md "Computation under
 // contention"). NewVirtual assumes one process:
 // min(NumCPU, GOMAXPROCS, ranks). Call it before the world runs; k < 1
-// counts as 1.
+// counts as 1. On a nil Virtual it does nothing.
 func (v *Virtual) SetHostConcurrency(k int) {
+	if v == nil {
+		return
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.hostConcurrency = max(k, 1)
@@ -98,8 +102,12 @@ func (v *Virtual) SetHostConcurrency(k int) {
 // route (vtime.Target.EagerLimit: the machine file's eager_limit within a
 // node, net_eager_limit across the network), not gompi's: not
 // WithEagerLimit, GOMPI_EAGER_LIMIT, nor a limit that depends on how the
-// host spreads the ranks over processes.
+// host spreads the ranks over processes. A nil v leaves the world in real
+// mode, as WithClocks(nil) does.
 func WithVirtual(v *Virtual) Option {
+	if v == nil {
+		return func(*config) {}
+	}
 	clocks := WithClocks(func(id int) Clock { return v.clock(id) })
 	return func(c *config) {
 		clocks(c)
@@ -131,6 +139,9 @@ func (v *Virtual) clock(id int) Clock {
 // Run runs fn on an in-process world of the job's size in virtual time
 // (Run with WithVirtual).
 func (v *Virtual) Run(fn func(c *Comm) error, opts ...Option) error {
+	if v == nil {
+		return errNilVirtual
+	}
 	err := Run(v.target.Ranks(), fn, append(opts, WithVirtual(v))...)
 	if err == nil {
 		err = v.Err()
@@ -139,19 +150,34 @@ func (v *Virtual) Run(fn func(c *Comm) error, opts ...Option) error {
 }
 
 // Err reports a world that did not fit the placed job (a rank id outside
-// it); such ranks ran without virtual time.
+// it); such ranks ran without virtual time. A nil Virtual is an error
+// itself.
 func (v *Virtual) Err() error {
+	if v == nil {
+		return errNilVirtual
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.err
 }
 
-// Target is the machine with the job placed on it.
-func (v *Virtual) Target() *vtime.Target { return v.target }
+var errNilVirtual = errors.New("mpi: nil Virtual (make one with NewVirtual)")
+
+// Target is the machine with the job placed on it (nil for a nil Virtual).
+func (v *Virtual) Target() *vtime.Target {
+	if v == nil {
+		return nil
+	}
+	return v.target
+}
 
 // Results returns the records of the ranks this process hosts, by rank.
-// Call it after the world has finished (Run has returned).
+// Call it after the world has finished (Run has returned). A nil Virtual
+// has none.
 func (v *Virtual) Results() []vtime.RankResult {
+	if v == nil {
+		return nil
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	out := make([]vtime.RankResult, 0, len(v.clocks))
@@ -170,8 +196,11 @@ func (v *Virtual) Results() []vtime.RankResult {
 }
 
 // Wall is the host time from this process's first rank start to its last
-// rank end.
+// rank end (0 for a nil Virtual).
 func (v *Virtual) Wall() time.Duration {
+	if v == nil {
+		return 0
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.first.IsZero() || v.last.Before(v.first) {
@@ -180,8 +209,12 @@ func (v *Virtual) Wall() time.Duration {
 	return v.last.Sub(v.first)
 }
 
-// Report summarises this process's ranks (the whole job for Run).
+// Report summarises this process's ranks (the whole job for Run); the
+// zero Report for a nil Virtual.
 func (v *Virtual) Report() vtime.Report {
+	if v == nil {
+		return vtime.Report{}
+	}
 	return vtime.Summarize(v.target.Machine().Name, v.cpuScale, v.Results(), v.Wall().Seconds())
 }
 

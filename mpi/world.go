@@ -186,6 +186,9 @@ func Run(n int, fn func(c *Comm) error, opts ...Option) error {
 	if n < 1 {
 		return fmt.Errorf("mpi: Run needs at least one rank, got %d", n)
 	}
+	if fn == nil {
+		return errors.New("mpi: Run needs a function to run, got nil")
+	}
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return err

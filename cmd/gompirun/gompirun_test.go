@@ -131,6 +131,14 @@ func TestMixedPlacement(t *testing.T) {
 	wantRing(t, gorun(t, nil, "-np", "1", "-ranks", "4", "-timeout", "20s", jobProg), 4)
 }
 
+// A rank that truncates in a Bcast still forwards to its children, so a
+// job of separate processes ends instead of hanging until its timeout.
+func TestBcastTruncationAcrossProcesses(t *testing.T) {
+	for _, env := range [][]string{nil, tcp} {
+		wantRing(t, gorun(t, env, "-np", "4", "-timeout", "20s", jobProg, "-mode", "bcasttrunc"), 4)
+	}
+}
+
 // pids collects the "pid N" lines hang-mode ranks print.
 var pidLine = regexp.MustCompile(`pid (\d+) rank (\d+)`)
 

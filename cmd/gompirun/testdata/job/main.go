@@ -19,7 +19,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin, stdinsum, where")
+	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin, stdinsum, where, bcasttrunc")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
 		switch *mode {
@@ -47,6 +47,8 @@ func main() {
 			return hang(c)
 		case "hang":
 			return hang(c)
+		case "bcasttrunc":
+			return bcastTruncated(c)
 		case "where":
 			if err := ring(c); err != nil {
 				return err
@@ -163,4 +165,26 @@ func hexIPv4(s string) string {
 		return "?"
 	}
 	return fmt.Sprintf("%d.%d.%d.%d", v&0xff, v>>8&0xff, v>>16&0xff, v>>24)
+}
+
+// bcastTruncated broadcasts from rank 0 into a buffer that is shorter on
+// rank 2 than the root's: rank 2 truncates, and must still forward to its
+// children in the tree, so every rank reaches the Barrier after it.
+func bcastTruncated(c *mpi.Comm) error {
+	buf := make([]int64, 64)
+	if c.Rank() == 2 {
+		buf = buf[:8]
+	}
+	err := mpi.Bcast(c, buf, 0)
+	switch {
+	case c.Rank() == 2 && !errors.Is(err, mpi.ErrTruncate):
+		return fmt.Errorf("truncating rank: %v, want a truncation error", err)
+	case c.Rank() != 2 && err != nil:
+		return err
+	}
+	if err := c.Barrier(); err != nil {
+		return err
+	}
+	fmt.Printf("ok rank %d of %d\n", c.Rank(), c.Size())
+	return nil
 }
