@@ -90,5 +90,10 @@ func build(pkg, key string) (string, error) {
 		}
 		return "", &buildError{pkg: pkg, output: msg.Bytes()}
 	}
+	// go build -o writes a library package's archive without complaint;
+	// only a main package gives an executable.
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not a main package: it builds no program to run", pkg)
+	}
 	return out, nil
 }

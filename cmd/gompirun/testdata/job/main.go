@@ -19,7 +19,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin, stdinsum, where")
+	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, nonewline, stdin, stdinsum, where")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
 		switch *mode {
@@ -47,6 +47,10 @@ func main() {
 			return hang(c)
 		case "hang":
 			return hang(c)
+		case "nonewline":
+			// A last line without its newline, from every rank.
+			fmt.Printf("rank %d", c.Rank())
+			return nil
 		case "where":
 			if err := ring(c); err != nil {
 				return err
