@@ -264,6 +264,31 @@ func TestCorruptRing(t *testing.T) {
 	}
 }
 
+// TestRecordPastTheEnd: records never wrap, so one that starts 32 bytes
+// before the end of the data and claims 48 runs 16 bytes past it, into the
+// next ring's control words. The consumer must refuse it, whatever its type
+// and however much the producer published after it.
+func TestRecordPastTheEnd(t *testing.T) {
+	for _, typ := range []byte{recPad, recChunk, recDone} {
+		t.Run(fmt.Sprint(typ), func(t *testing.T) {
+			g := openGroup(t, "pastend", 1, 1)
+			tr := g.trs[1]
+			r := tr.in[0]
+			size := uint64(len(r.data))
+			start := 2*size - 32 // second lap, 32 bytes before the end
+			putRecHdr(r.data[start&r.mask:], 48, 0, typ)
+			r.pos = start
+			r.head.Store(start)
+			r.tail.Store(start + 64)
+			tr.Poll(g.inbox(1))
+			if tr.Err() == nil || r.head.Load() != start {
+				t.Fatalf("a record running past the end of the ring was consumed (head %d, start %d, err %v)", r.head.Load(), start, tr.Err())
+			}
+			t.Log(tr.Err())
+		})
+	}
+}
+
 // misrouted is a well-formed frame record for rank 7, which the receiving
 // process does not host.
 func misrouted() []byte {
