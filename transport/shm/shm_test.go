@@ -301,14 +301,18 @@ func misrouted() []byte {
 func TestBadConfig(t *testing.T) {
 	ib := transport.NewInbox()
 	for _, c := range []Config{
-		{JobID: "", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "a/b", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 2, LocalProc: 2, RankBase: []int{0, 1, 2}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 2, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 2, RankBase: []int{0, 2, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 1, RankBase: []int{0, 2}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{nil}},
-		{JobID: "x", Dir: "/nonexistent-dir", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "", Procs: blocks(1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "a/b", Procs: blocks(1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", LocalProc: 2, Procs: blocks(1, 1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: []Proc{{0, 1, 1}, {1, 0, 1}}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: []Proc{{0, 0, 2}, {1, 1, 1}}, Inboxes: []*transport.Inbox{ib, ib}},
+		{JobID: "x", Procs: []Proc{{0, 0, 1}, {0, 1, 1}}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: []Proc{{0, 0, 0}}},
+		{JobID: "x", Procs: blocks(2), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: blocks(1), Inboxes: []*transport.Inbox{nil}},
+		{JobID: "x", Procs: make([]Proc, MaxLocal+1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Dir: "/nonexistent-dir", Procs: blocks(1), Inboxes: []*transport.Inbox{ib}},
 	} {
 		if tr, err := Open(c); err == nil {
 			tr.Close()
@@ -470,12 +474,11 @@ func TestParkAfterClose(t *testing.T) {
 // receiver has read it from the sender's memory.
 func TestNoSingleCopySenderDoesNotWaitForTheReceiver(t *testing.T) {
 	dir := t.TempDir()
-	base := []int{0, 1, 2}
 	var trs []*Transport
 	var ibs []*transport.Inbox
 	for i := range 2 {
 		ib := transport.NewInbox()
-		tr, err := Open(Config{JobID: "nocma", Dir: dir, LocalProc: i, NLocal: 2, RankBase: base,
+		tr, err := Open(Config{JobID: "nocma", Dir: dir, LocalProc: i, Procs: blocks(1, 1),
 			Inboxes: []*transport.Inbox{ib}, NoSingleCopy: true})
 		if err != nil {
 			t.Fatal(err)
