@@ -117,8 +117,8 @@ func prefault(b []byte) {
 	}
 }
 
-// attachSegment maps a peer's segment. The peer creates it before the job's
-// init barrier, so it normally exists; a short bounded retry covers a peer
+// attachSegment maps a peer's segment. The peer creates it before the
+// barrier that precedes Join, so it normally exists; a short bounded retry covers a peer
 // that is still writing its header.
 func attachSegment(path string, nlocal int) (*segment, error) {
 	deadline := time.Now().Add(2 * time.Second)

@@ -26,11 +26,11 @@ const RingEnv = "GOMPI_SHM_RING"
 // Ring sizing. A ring has maxRingAuto bytes while a segment's rings fit
 // segmentData and the host's all fit hostData; beyond either bound rings
 // halve, down to minRing, so that a segment holds at most segmentData bytes
-// of rings: with NLocal processes sending, at most 32 MiB a process, and
-// 1 GiB a host while rings can still shrink. The segment of a host of
+// of rings: whatever the number of processes sending, at most 32 MiB a
+// process, and 1 GiB a host while rings can still shrink. The segment of a host of
 // MaxLocal processes holds 1 KiB rings, 32 MiB in all. More processes than
 // that would make the footprint grow as their square: they do not share
-// memory (Open refuses).
+// memory (Open refuses, and MaxLocal says so to launchers).
 const (
 	maxRingAuto = 512 << 10
 	segmentData = 32 << 20
@@ -107,8 +107,9 @@ type partialFrame struct {
 }
 
 // Open creates this process's receive segment and registers the transport
-// as a poller of cfg.Inboxes. Every local process calls it before the job's
-// init barrier; peers' segments are attached on first use.
+// as a poller of cfg.Inboxes. Every process of cfg.Procs calls it before a
+// barrier they all meet at, then Join; without Join (tests), peers'
+// segments are attached on first use and the files stay until Close.
 func Open(cfg Config) (*Transport, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
