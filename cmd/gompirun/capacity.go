@@ -71,11 +71,11 @@ func hostFits(host string, n int, shared bool) error {
 		return nil
 	}
 	return fmt.Errorf("%d processes need about %s of memory on %s (%s each and %s of shared memory); it has %s available and %s free in /dev/shm",
-		n, size(need), host, size(perProcessMemory), size(shmBytes), size(have.memory), size(have.shm))
+		n, humanBytes(need), host, humanBytes(perProcessMemory), humanBytes(shmBytes), humanBytes(have.memory), humanBytes(have.shm))
 }
 
-// size writes n bytes for people.
-func size(n int64) string {
+// humanBytes writes n bytes for people: 1.5 MiB.
+func humanBytes(n int64) string {
 	const unit = 1 << 10
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
