@@ -32,7 +32,7 @@ const (
 
 	rdvBody = 24 // address, length, token after the frame header
 
-	minRing = 1 << 10 // a quarter holds a frame header and 192 payload bytes
+	minRing = 1 << 10 // a quarter holds a record of a frame header and 188 payload bytes
 	maxRing = 1 << 30
 )
 
