@@ -48,7 +48,7 @@ func joinJob(fn func(c *Comm) error) (handled bool, exit int) {
 type procInfo struct {
 	host    string
 	tcpAddr string
-	shm     bool   // its shared-memory segment is open
+	shm     bool   // it shares memory with the processes of its host that do too
 	machine string // the kernel it runs on (machineID): shares its cores
 }
 
@@ -134,28 +134,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		defer tr.Close()
 		me.tcpAddr = publicAddr(tr.Addr(), client.LocalIP(), host)
 	}
-	// Every process opens its segment; peers use it only when they
-	// published the same host name (GOMPI_HOST in jobs spanning hosts). The
-	// segment must exist before the init barrier, when peers may start
-	// writing into it. Where it cannot be opened, the process says so and
-	// its peers reach it over TCP.
-	var sh *shm.Transport
-	if env.Procs > 1 && force != "tcp" && !aloneOnHost() {
-		// In virtual time a sender must not wait for its receiver to copy
-		// (single copy): the receiver may hold the DATA back until its
-		// virtual time comes (Algorithm 2), and every such wait becomes a
-		// stall that gompirun must resolve (docs/accuracy.md).
-		sh, err = shm.Open(shm.Config{JobID: env.Job, LocalProc: env.Proc, NLocal: env.Procs,
-			RankBase: bases, Inboxes: inboxes, NoSingleCopy: virt != nil})
-		if err != nil && force == "shm" {
-			return err
-		}
-		if sh != nil {
-			defer sh.Close()
-			me.shm = true
-			closeShm = sh.Close
-		}
-	}
+	me.shm = env.Procs > 1 && force != "tcp" && !aloneOnHost()
 	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
 		return err
 	}
@@ -171,6 +150,13 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 		procs[i] = p
 	}
+	sh, shmPeer, err := openShm(env, client, procs, bases, inboxes, virt != nil, force == "shm")
+	if err != nil {
+		return err
+	}
+	if sh != nil {
+		defer sh.Close()
+	}
 	table := &transport.Table{Routes: make([]transport.Transport, env.Size)}
 	local := inproc.New(env.RankBase, inboxes)
 	if tr != nil {
@@ -181,12 +167,12 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		tr.SetPeers(peers)
 	}
 	tcpPeers, shmPeers := false, false
-	for p, info := range procs {
+	for p := range procs {
 		var route transport.Transport = tr
 		switch {
 		case p == env.Proc:
 			route = local
-		case me.shm && info.shm && info.host == me.host:
+		case shmPeer[p]:
 			route = sh
 			shmPeers = true
 		case force == "shm":
@@ -262,6 +248,94 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	_, err = client.Barrier(launch.BarrierFinalize)
 	return err
 }
+
+// openShm opens the shared-memory transport between the processes of this
+// host that share memory: those that published this host's name (GOMPI_HOST
+// in jobs spanning hosts), and only those, so that processes of other hosts
+// cost no ring in the segments, nor count as local when the transport
+// decides whether to spin. Every process then meets the others at a barrier
+// (all segments exist: peers may write into them) and maps its peers'
+// segments, which unlinks them (shm.Transport.Join). shmPeer tells by
+// process index which peers it reaches. Where a segment cannot be opened,
+// the process says so and its peers reach it over TCP, unless shared
+// memory is required (GOMPI_TRANSPORT=shm).
+func openShm(env *launch.Env, client *launch.Client, procs []procInfo, bases []int, inboxes []*transport.Inbox,
+	virtual, required bool) (sh *shm.Transport, shmPeer []bool, err error) {
+	shmPeer = make([]bool, len(procs))
+	sharing := map[string]int{} // processes sharing memory, by host
+	for _, p := range procs {
+		if p.shm {
+			sharing[p.host]++
+		}
+	}
+	anyShared := false
+	for _, n := range sharing {
+		anyShared = anyShared || n > 1
+	}
+	if !anyShared {
+		return nil, shmPeer, nil // no barrier: no host has two processes sharing memory
+	}
+	local, localIdx := sharingHost(procs, bases, env.Proc)
+	if localIdx >= 0 && len(local) > 1 {
+		// In virtual time a sender must not wait for its receiver to copy
+		// (single copy): the receiver may hold the DATA back until its
+		// virtual time comes (Algorithm 2), and every such wait becomes a
+		// stall that gompirun must resolve (docs/accuracy.md).
+		sh, err = shm.Open(shm.Config{JobID: env.Job, Procs: local, LocalProc: localIdx,
+			Inboxes: inboxes, NoSingleCopy: virtual})
+		if err != nil && required {
+			return nil, nil, err
+		}
+		// Otherwise it publishes no segment, and its peers use TCP.
+	}
+	if sh != nil {
+		closeShm = sh.Close
+		if err := client.Put("shm/"+strconv.Itoa(env.Proc), "open"); err != nil {
+			sh.Close()
+			return nil, nil, err
+		}
+	}
+	kv, err := client.Barrier(barrierShm)
+	if err != nil || sh == nil {
+		if sh != nil {
+			sh.Close()
+		}
+		return nil, shmPeer, err
+	}
+	opened := make([]bool, len(local))
+	for i, lp := range local {
+		opened[i] = kv["shm/"+strconv.Itoa(lp.ID)] == "open"
+		shmPeer[lp.ID] = opened[i] && lp.ID != env.Proc
+	}
+	if err := sh.Join(opened); err != nil {
+		sh.Close()
+		return nil, nil, err
+	}
+	return sh, shmPeer, nil
+}
+
+// sharingHost lists the processes that share memory with process me (me
+// among them, at index idx; -1 when me shares none): those of its host that
+// share memory, in process order, which is rank order.
+func sharingHost(procs []procInfo, bases []int, me int) (local []shm.Proc, idx int) {
+	idx = -1
+	if !procs[me].shm {
+		return nil, -1
+	}
+	for p, info := range procs {
+		if info.shm && info.host == procs[me].host {
+			if p == me {
+				idx = len(local)
+			}
+			local = append(local, shm.Proc{ID: p, Base: bases[p], N: bases[p+1] - bases[p]})
+		}
+	}
+	return local, idx
+}
+
+// barrierShm is where the processes meet once every shared-memory segment
+// exists.
+const barrierShm = "shm"
 
 // exitJob is the process-level end of a failed job: tell gompirun which
 // rank failed and why, then exit with the job's code.

@@ -1,6 +1,11 @@
 package mpi
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/gompi/gompi/transport/shm"
+)
 
 func TestPublicAddr(t *testing.T) {
 	cases := []struct{ addr, localIP, want string }{
@@ -38,5 +43,25 @@ func TestProcInfoRoundTrip(t *testing.T) {
 	}
 	if _, ok := parseProcInfo("garbage"); ok {
 		t.Fatal("garbage parsed")
+	}
+}
+
+// TestSharingHost: the shared-memory transport of a process counts the
+// processes of its own host only (it once got the job's process count,
+// other hosts included: rings in every segment for processes that never
+// write there, and a spin decision that counted them as local).
+func TestSharingHost(t *testing.T) {
+	// Hosts a and b, filled twice in turn (-hosts a:1,b:1 -np 5), and a
+	// process of a that uses TCP only.
+	procs := []procInfo{{host: "a", shm: true}, {host: "b", shm: true}, {host: "a", shm: true},
+		{host: "b", shm: true}, {host: "a"}}
+	bases := []int{0, 2, 4, 6, 8, 10} // two ranks each
+	local, idx := sharingHost(procs, bases, 2)
+	want := []shm.Proc{{ID: 0, Base: 0, N: 2}, {ID: 2, Base: 4, N: 2}}
+	if idx != 1 || !slices.Equal(local, want) {
+		t.Fatalf("process 2 shares memory with %v as %d, want %v as 1", local, idx, want)
+	}
+	if _, idx := sharingHost(procs, bases, 4); idx != -1 {
+		t.Fatalf("a process using TCP only shares memory (as %d)", idx)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -333,14 +332,13 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 		}
 		naps = now
 		if strikes >= 3 {
-			var blocked []string
+			var blocked []string // w.ranks is in rank order, and so is the report
 			for _, r := range w.ranks {
 				if r.finished.Load() {
 					continue
 				}
 				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, waitSite(r.blockedIn.Load()-1)))
 			}
-			sort.Strings(blocked)
 			w.fail(&DeadlockError{Blocked: blocked})
 			return
 		}

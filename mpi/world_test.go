@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,12 @@ func TestDeadlockDetected(t *testing.T) {
 		var de *DeadlockError
 		if !errors.As(err, &de) || len(de.Blocked) != n {
 			t.Fatalf("n=%d: got %v", n, err)
+		}
+		// Ranks in numeric order: 0, 1, 2 ... 10, not 0, 1, 10, 11.
+		for i, b := range de.Blocked {
+			if want := fmt.Sprintf("rank %d in ", i); !strings.HasPrefix(b, want) {
+				t.Fatalf("n=%d: blocked[%d] = %q, want it to start %q", n, i, b, want)
+			}
 		}
 	}
 	// Rendezvous sends to each other without receives: also a deadlock.

@@ -11,7 +11,32 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
+
+// signalError is a stage of start-up cut short by a signal.
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "received " + e.sig.String() }
+
+// runBuild runs the go command in a process group of its own, which a
+// signal to gompirun (signals) ends as a whole.
+func runBuild(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case sig := <-signals():
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return &signalError{sig.(syscall.Signal)}
+	}
+}
 
 // buildError is a program that does not compile; the compiler's output is
 // shown before the one-line message.
@@ -83,12 +108,21 @@ func build(pkg, key string) (string, error) {
 	}
 	var msg bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msg, &msg
-	if err := cmd.Run(); err != nil {
+	if err := runBuild(cmd); err != nil {
+		var se *signalError
+		if errors.As(err, &se) {
+			return "", fmt.Errorf("%w while building %s", se, pkg)
+		}
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			return "", fmt.Errorf("running go build: %w", err)
 		}
 		return "", &buildError{pkg: pkg, output: msg.Bytes()}
+	}
+	// go build -o writes a library package's archive without complaint;
+	// only a main package gives an executable.
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not a main package: it builds no program to run", pkg)
 	}
 	return out, nil
 }

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -287,6 +289,17 @@ func TestStdinGoesToRankZeroAndTagOutput(t *testing.T) {
 	}
 }
 
+// TestLastLinesWithoutNewline: each rank's unterminated last line ends as
+// a line of its own, never glued to another rank's.
+func TestLastLinesWithoutNewline(t *testing.T) {
+	r := gorun(t, nil, "-np", "3", "-timeout", "20s", jobProg, "-mode", "nonewline")
+	lines := strings.Split(r.stdout, "\n")
+	sort.Strings(lines)
+	if want := []string{"", "rank 0", "rank 1", "rank 2"}; r.code != 0 || !slices.Equal(lines, want) {
+		t.Fatalf("exit %d, stdout %q; want the lines %q", r.code, r.stdout, want[1:])
+	}
+}
+
 // outputWithInput runs gompirun with args and input on its standard input,
 // and returns its standard output; the job is killed after 60 s.
 func outputWithInput(t *testing.T, input io.Reader, args ...string) string {
@@ -321,6 +334,16 @@ func TestUsageErrors(t *testing.T) {
 	if r.code != 2 || !strings.HasSuffix(r.stderr, "gompirun: cannot build "+mustAbs(t, "testdata/broken")+"\n") ||
 		!strings.Contains(r.stderr, "undefined") {
 		t.Errorf("broken program: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestNotMainPackage: go build makes an archive of a library package, which
+// gompirun once tried to run ("permission denied").
+func TestNotMainPackage(t *testing.T) {
+	r := gorun(t, freshCache, "-np", "2", "./testdata/notmain")
+	want := "gompirun: " + mustAbs(t, "testdata/notmain") + " is not a main package: it builds no program to run\n"
+	if r.code != 2 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, want)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -103,24 +102,31 @@ type job struct {
 // run starts the job and supervises it to the end; it returns gompirun's
 // exit status.
 func run(o *options, exe string) int {
-	dir, err := os.MkdirTemp("", "gompirun-")
+	sigs := signals()
+	j, prefixes := newJob(o)
+	if err := hostFits("this host", localProcs(j), sharesMemory(os.Environ())); err != nil {
+		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
+		return 2
+	}
+	removeStale()
+	dir, err := os.MkdirTemp("", exchangeDirPrefix())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
 	token, jobID := randomHex(32), randomHex(8)
-	ex, err := launch.Serve(filepath.Join(dir, "exchange.sock"), token, o.np)
+	sock := filepath.Join(dir, "exchange.sock")
+	ex, err := launch.Serve(sock, token, o.np)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
 		return 1
 	}
 	defer ex.Close()
-
-	// Signals are caught before any process starts so none is missed.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	// Should gompirun be killed (SIGKILL) once the job runs, nothing of it
+	// stays in the file system: the processes unlink their segments once
+	// mapped, and the exchange its socket once every process joined.
+	ex.RemoveWhenJoined(o.virt != nil && o.np > 1, sock, dir)
 
 	out := &lineWriter{}
 	if o.calib != nil {
@@ -129,7 +135,6 @@ func run(o *options, exe string) int {
 	exits := make(chan exit, o.np)
 	sp := newSpawner()
 	defer sp.release()
-	j, prefixes := newJob(o)
 	t0 := time.Now()
 	exchange := ex.Addr()
 	if len(j.proxies) > 0 {
@@ -140,7 +145,34 @@ func run(o *options, exe string) int {
 			return f.code
 		}
 	}
-	for _, p := range j.procs {
+	// cannotStart ends a start-up that failed: what started is killed.
+	cannotStart := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "gompirun: "+format+"\n", args...)
+		j.killAll(syscall.SIGKILL)
+		removeSegments(jobID)
+		return 1
+	}
+	// A signal while processes start stops the start-up: those started so
+	// far are stopped below like a running job (-np 10000 took minutes to
+	// start, deaf to SIGTERM).
+	remaining := o.np
+	var startSig os.Signal
+starting:
+	for i, p := range j.procs {
+		if startingProcess != nil {
+			startingProcess(j, i)
+		}
+		select {
+		case startSig = <-sigs:
+			remaining = i
+			for _, q := range j.procs[i:] {
+				if q.px != nil {
+					remaining++ // a proxy's: reported by the proxy, started or not
+				}
+			}
+			break starting
+		default:
+		}
 		if p.px != nil {
 			continue
 		}
@@ -153,21 +185,17 @@ func run(o *options, exe string) int {
 		if p.idx == 0 {
 			in, err := stdinFor(p)
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
-				return 1
+				return cannotStart("%v", err)
 			}
 			p.cmd.Stdin = in
 		}
 		if err := out.attach(p, prefixes[p.idx]); err != nil {
-			fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
-			return 1
+			return cannotStart("%v", err)
 		}
 		err := sp.start(p.cmd)
 		p.closeChildEnds()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "gompirun: cannot start %s: %v\n", p.cmd.Path, err)
-			j.killAll(syscall.SIGKILL)
-			return 1
+			return cannotStart("cannot start %s: %v", p.cmd.Path, err)
 		}
 		go func(p *proc) { exits <- localExit(p, p.cmd.Wait()) }(p)
 	}
@@ -187,7 +215,19 @@ func run(o *options, exe string) int {
 			killTimer = time.After(killGrace)
 		}
 	}
-	remaining := o.np
+	onSignal := func(sig os.Signal) {
+		if killTimer != nil { // a second signal: no more grace
+			j.killAll(syscall.SIGKILL)
+			return
+		}
+		s := sig.(syscall.Signal)
+		j.killAll(s)
+		stop(failure{msg: fmt.Sprintf("received %v; stopping the job", sig), code: 128 + int(s)})
+		killTimer = time.After(2 * time.Second)
+	}
+	if startSig != nil {
+		onSignal(startSig)
+	}
 	onReport := func(f launch.Failure) { stop(reportedFailure(j.procs[f.Proc], f)) }
 	onExit := func(e exit) {
 		remaining--
@@ -228,14 +268,7 @@ func run(o *options, exe string) int {
 		case e := <-exits:
 			onExit(e)
 		case sig := <-sigs:
-			if killTimer != nil { // a second signal: no more grace
-				j.killAll(syscall.SIGKILL)
-				continue
-			}
-			s := sig.(syscall.Signal)
-			j.killAll(s)
-			stop(failure{msg: fmt.Sprintf("received %v; stopping the job", sig), code: 128 + int(s)})
-			killTimer = time.After(2 * time.Second)
+			onSignal(sig)
 		case <-timeout:
 			stop(failure{msg: fmt.Sprintf("job timed out after %v", o.timeout), code: 124})
 		case <-killTimer:
@@ -341,15 +374,6 @@ func stdinFor(p *proc) (*os.File, error) {
 		w.Close()
 	}()
 	return r, nil
-}
-
-// removeSegments deletes shared-memory segments of the job that a killed
-// process could not remove itself (transport/shm names them by job id).
-func removeSegments(job string) {
-	files, _ := filepath.Glob(filepath.Join("/dev/shm", "gompi-"+job+"-*.shm"))
-	for _, f := range files {
-		os.Remove(f)
-	}
 }
 
 func randomHex(n int) string {

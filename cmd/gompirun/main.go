@@ -196,6 +196,7 @@ func main() {
 		}
 		os.Exit(0)
 	}
+	signals() // from here on, SIGINT and SIGTERM stop whatever stage runs
 	exe, err := resolve(o.prog)
 	if err != nil {
 		var be *buildError
@@ -203,6 +204,10 @@ func main() {
 			os.Stderr.Write(be.output)
 		}
 		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
+		var se *signalError
+		if errors.As(err, &se) {
+			os.Exit(128 + int(se.sig))
+		}
 		os.Exit(2)
 	}
 	if o.calib != nil {

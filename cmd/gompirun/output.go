@@ -57,8 +57,10 @@ func (w *lineWriter) line(dst *os.File, prefix string, line []byte) {
 	if len(line) == 0 {
 		return
 	}
-	if prefix != "" && line[len(line)-1] != '\n' {
-		line = append(line, '\n') // a last line without newline stays a line of its own
+	if line[len(line)-1] != '\n' {
+		// A process's last line without its newline stays a line of its
+		// own: the next line written may be another process's.
+		line = append(line, '\n')
 	}
 	var out io.Writer = dst
 	if dst == os.Stdout && w.stdout != nil {

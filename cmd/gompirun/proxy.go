@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/transport/shm"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -34,6 +35,17 @@ func runProxy(in io.Reader, out io.Writer) int {
 		fmt.Fprintf(os.Stderr, "gompirun proxy: no job spec on standard input (%v); this mode is for gompirun's own use\n", err)
 		return 2
 	}
+	// This host's part of the job must fit it, as gompirun checks its own;
+	// and what jobs killed here during start-up left goes first.
+	shared := sharesMemory(first.Spec.Env)
+	for _, p := range first.Spec.Procs {
+		shared = shared && sharesMemory(p.Env)
+	}
+	if err := hostFits("host "+first.Spec.Host, len(first.Spec.Procs), shared); err != nil {
+		up.send(&upMsg{Op: upError, Err: err.Error()})
+		return 1
+	}
+	shm.RemoveStale("")
 	px := &proxyRun{spec: first.Spec, up: up, sp: newSpawner(), done: make(chan struct{})}
 	defer px.sp.release()
 	addr, err := px.reachExchange()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,6 +64,14 @@ type Server struct {
 	finalized []bool
 	closed    bool
 
+	// Removed once every process has joined (and opened its watch
+	// connection, when watches is set): see RemoveWhenJoined.
+	removePaths []string
+	watches     bool
+	joined      int // processes that said hello (and watched, with watches)
+	watched     []bool
+	removed     bool // removePaths are gone
+
 	watch *watchHub // virtual runs: the processes' watch connections (watch.go)
 }
 
@@ -80,6 +89,7 @@ func Serve(path, token string, procs int) (*Server, error) {
 		waiting:   map[string][]chan map[string]string{},
 		connected: make([]bool, procs),
 		finalized: make([]bool, procs),
+		watched:   make([]bool, procs),
 	}
 	s.watch = newWatchHub(s, procs)
 	go s.accept(ln)
@@ -98,6 +108,49 @@ func (s *Server) ListenTCP(addr string) (int, error) {
 	s.mu.Unlock()
 	go s.accept(ln)
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// RemoveWhenJoined removes paths (the socket, then the private directory
+// holding it), in order, as soon as every process has connected, and, with
+// watches (virtual runs of several processes), opened its watch
+// connection: nobody dials the exchange after that, and the listening
+// socket works on without its name, so that nothing of the job is left in
+// the file system should gompirun be killed (SIGKILL) before it can clean
+// up. They are removed before the last process gets its answer, so a
+// process that has passed the init barrier knows they are gone. Call it
+// before any process starts.
+func (s *Server) RemoveWhenJoined(watches bool, paths ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watches = watches
+	s.removePaths = paths
+}
+
+// joinedLocked counts process p's hello (or watch) and removes the paths
+// when it completes the job. The caller holds s.mu.
+func (s *Server) joinedLocked(p int, watch bool) {
+	switch {
+	case watch && s.watched[p], !watch && s.connected[p]:
+		return
+	case watch:
+		s.watched[p] = true
+	default:
+		s.connected[p] = true
+	}
+	if watch && !s.watches {
+		return
+	}
+	s.joined++
+	want := s.procs
+	if s.watches {
+		want *= 2
+	}
+	if s.joined == want && !s.removed {
+		s.removed = true
+		for _, path := range s.removePaths {
+			os.Remove(path)
+		}
+	}
 }
 
 // Addr is the socket path processes dial.
@@ -157,13 +210,16 @@ func (s *Server) serve(c net.Conn) {
 	c.SetReadDeadline(time.Time{})
 	p := hello.Proc
 	if hello.Op == "watch" {
+		s.mu.Lock()
+		s.joinedLocked(p, true)
+		s.mu.Unlock()
 		if enc.Encode(&reply{}) == nil {
 			s.watch.serveWatch(p, c, dec, enc)
 		}
 		return
 	}
 	s.mu.Lock()
-	s.connected[p] = true
+	s.joinedLocked(p, false)
 	s.mu.Unlock()
 	if enc.Encode(&reply{}) != nil {
 		return

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -136,5 +137,65 @@ func TestExchangeOverTCP(t *testing.T) {
 	}
 	if joined, _ := s.State(0); !joined {
 		t.Fatal("the TCP client did not join")
+	}
+}
+
+// TestRemoveWhenJoined: the socket and its directory disappear once every
+// process has said hello (and opened its watch, when asked), before the
+// last one's hello is answered; the exchange works on without them.
+func TestRemoveWhenJoined(t *testing.T) {
+	for _, watches := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "private")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		sock := filepath.Join(dir, "x.sock")
+		s, err := Serve(sock, "tok", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.RemoveWhenJoined(watches, sock, dir)
+		var cs []*Client
+		for p := range 2 {
+			if _, err := os.Stat(sock); err != nil {
+				t.Fatalf("watches %v: socket gone before process %d joined: %v", watches, p, err)
+			}
+			c, err := Dial(&Env{Exchange: sock, Token: "tok", Proc: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			cs = append(cs, c)
+		}
+		if watches {
+			for p := range 2 {
+				if _, err := os.Stat(sock); err != nil {
+					t.Fatalf("socket gone before process %d watched: %v", p, err)
+				}
+				w, err := DialWatch(&Env{Exchange: sock, Token: "tok", Proc: p})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Close()
+			}
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Fatalf("watches %v: the exchange's directory is still there after every process joined (%v)", watches, err)
+		}
+		done := make(chan error, 2)
+		for _, c := range cs {
+			go func() { _, err := c.Barrier(BarrierInit); done <- err }()
+		}
+		for range cs {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("barrier after the socket was removed never completed")
+			}
+		}
 	}
 }

@@ -4,11 +4,20 @@
 // every local process. It holds one lock-free single-producer
 // single-consumer ring per sending process: rings are per process pair, not
 // per rank pair, so that a -virtual run with thousands of ranks per process
-// still needs only NLocal² rings; with one rank per process (a real run) the
-// two are the same thing. The goroutines of one process that send to the
-// same peer serialise on an in-process mutex; those that consume (the ranks
-// polling their inboxes, and the waiter goroutine) take a per-ring try-lock,
-// so one rank never waits behind another to poll.
+// still needs only one ring per pair of processes; with one rank per
+// process (a real run) the two are the same thing. Rings shrink as the
+// processes of a host grow in number, so that a segment stays within a
+// fixed size (SegmentBytes): the host's shared memory grows linearly with
+// its processes, as MPICH's fixed pool of cells per process does. The
+// goroutines of one process that send to the same peer serialise on an
+// in-process mutex; those that consume (the ranks polling their inboxes,
+// and the waiter goroutine) take a per-ring try-lock, so one rank never
+// waits behind another to poll.
+//
+// A segment's file lives only while the job starts: once every process of
+// the host has mapped it (Join), it is unlinked, as MPICH does, so that the
+// memory goes with the last process that maps it whatever kills the job.
+// Files of jobs killed during start-up are removed by RemoveStale.
 //
 // Receiving ranks poll the rings themselves (transport.Poller) while they
 // spin, which gives the lowest latency; a frame found by one rank for
@@ -42,12 +51,13 @@ type Config struct {
 	JobID string // names the segment files; unique per job, no '/'
 	Dir   string // segment directory; /dev/shm when empty
 
-	LocalProc int // this process's index among the processes of this host
-	NLocal    int // their count
+	// Procs are the processes of this host that share memory, in
+	// ascending order of their ranks; LocalProc is this process's index
+	// among them. Processes of other hosts are not in the list: every one
+	// listed costs a ring in every segment.
+	Procs     []Proc
+	LocalProc int
 
-	// RankBase has NLocal+1 entries: local process i hosts world ranks
-	// [RankBase[i], RankBase[i+1]).
-	RankBase []int
 	// Inboxes are this process's ranks' inboxes, in world-rank order.
 	Inboxes []*transport.Inbox
 	// NoSingleCopy sends large payloads through the rings instead of
@@ -56,4 +66,11 @@ type Config struct {
 	// runs need that, since such a wait is a dependency of the host's, not
 	// of the target's.
 	NoSingleCopy bool
+}
+
+// Proc is one process of the host: its index in the job (which names its
+// segment, unique even where several "hosts" share one /dev/shm) and the
+// block of world ranks it hosts, [Base, Base+N).
+type Proc struct {
+	ID, Base, N int
 }

@@ -33,7 +33,7 @@ func openGroup(t testing.TB, job string, ranks ...int) *group {
 		for j := range ibs {
 			ibs[j] = transport.NewInbox()
 		}
-		tr, err := Open(Config{JobID: job, Dir: dir, LocalProc: i, NLocal: len(ranks), RankBase: g.base, Inboxes: ibs})
+		tr, err := Open(Config{JobID: job, Dir: dir, LocalProc: i, Procs: blocks(ranks...), Inboxes: ibs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,6 +46,18 @@ func openGroup(t testing.TB, job string, ranks ...int) *group {
 		}
 	})
 	return g
+}
+
+// blocks describes processes 0, 1, ... hosting ranks[i] ranks each, in
+// contiguous blocks from rank 0.
+func blocks(ranks ...int) []Proc {
+	var ps []Proc
+	base := 0
+	for i, n := range ranks {
+		ps = append(ps, Proc{ID: i, Base: base, N: n})
+		base += n
+	}
+	return ps
 }
 
 // inbox returns world rank r's inbox.

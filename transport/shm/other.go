@@ -24,3 +24,6 @@ func (*Transport) Close() error { return nil }
 
 // Completions reports no completions.
 func (*Transport) Completions() (owed, handled int64) { return 0, 0 }
+
+// Join reports that the transport is unavailable.
+func (*Transport) Join([]bool) error { return errUnsupported }

@@ -43,7 +43,7 @@ func echoChild(role string) error {
 		return fmt.Errorf("bad %s=%q", childEnv, role)
 	}
 	ib := transport.NewInbox()
-	tr, err := Open(Config{JobID: job, Dir: dir, LocalProc: 1, NLocal: 2, RankBase: []int{0, 1, 2}, Inboxes: []*transport.Inbox{ib}})
+	tr, err := Open(Config{JobID: job, Dir: dir, LocalProc: 1, Procs: blocks(1, 1), Inboxes: []*transport.Inbox{ib}})
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func startPair(t testing.TB, job string, childEnvs ...string) *pair {
 	dir := t.TempDir()
 	p := &pair{ib: transport.NewInbox()}
 	var err error
-	p.tr, err = Open(Config{JobID: job, Dir: dir, LocalProc: 0, NLocal: 2, RankBase: []int{0, 1, 2}, Inboxes: []*transport.Inbox{p.ib}})
+	p.tr, err = Open(Config{JobID: job, Dir: dir, LocalProc: 0, Procs: blocks(1, 1), Inboxes: []*transport.Inbox{p.ib}})
 	if err != nil {
 		t.Fatal(err)
 	}

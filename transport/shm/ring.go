@@ -32,7 +32,7 @@ const (
 
 	rdvBody = 24 // address, length, token after the frame header
 
-	minRing = 64 << 10
+	minRing = 1 << 10 // a quarter holds a record of a frame header and 188 payload bytes
 	maxRing = 1 << 30
 )
 
@@ -47,7 +47,7 @@ func (s *segment) ring(i int) ringView {
 	return ringView{
 		head: s.u64(b),
 		tail: s.u64(b + ringTail),
-		data: s.mem[b+pageSize : b+pageSize+int(s.ringSize)],
+		data: s.mem[b+ringCtl : b+ringCtl+int(s.ringSize) : b+ringCtl+int(s.ringSize)],
 		mask: s.ringSize - 1,
 	}
 }

@@ -4,6 +4,7 @@ package shm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -17,7 +18,8 @@ import (
 )
 
 // A segment is one process's receive area: a control page, then one ring per
-// sending process (the ring of the owner itself stays unused). Only the
+// sending process (the ring of the owner itself stays unused), each its
+// control words (ringCtl bytes) and its data. Only the
 // owner consumes from its segment; every other local process produces into
 // its own ring there.
 //
@@ -30,16 +32,19 @@ const (
 	offRingSize = 16  // uint64, bytes of data per ring, a power of two
 	offClosed   = 24  // uint32, set when the owner closes: senders stop waiting
 	offCMA      = 28  // uint32, 1 when the owner accepts single-copy descriptors
+	offMapped   = 32  // uint32, processes that mapped it for good (Join); the last unlinks the file
 	offSeq      = 64  // uint32 futex word: bumped by senders to wake the owner's waiter
 	offSleepers = 128 // uint32, owner ranks now asleep; senders wake only when nonzero
 
 	pageSize = 4096
-	magic    = 0x316d7369706d6f67 // "gompism1" little-endian
+	magic    = 0x326d7369706d6f67 // "gompism2" little-endian: the layout's version
 
-	// Per ring: a control page (head at 0, tail at ringTail, far enough
+	// Per ring: control words (head at 0, tail at ringTail, far enough
 	// apart that producer and consumer do not share a cache line or its
-	// prefetched neighbour), then the data.
+	// prefetched neighbour), then the data. Not a page each: a segment has
+	// a ring per local process, and a host as many segments.
 	ringTail = 128
+	ringCtl  = 256
 )
 
 type segment struct {
@@ -57,10 +62,10 @@ func (s *segment) u64(off int) *atomic.Uint64 {
 	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[off]))
 }
 
-func (s *segment) ringBase(i int) int { return pageSize + i*(pageSize+int(s.ringSize)) }
+func (s *segment) ringBase(i int) int { return pageSize + i*(ringCtl+int(s.ringSize)) }
 
 func segmentSize(nlocal int, ringSize uint64) int {
-	return pageSize + nlocal*(pageSize+int(ringSize))
+	return pageSize + nlocal*(ringCtl+int(ringSize))
 }
 
 func segmentPath(dir, job string, proc int) string {
@@ -112,8 +117,8 @@ func prefault(b []byte) {
 	}
 }
 
-// attachSegment maps a peer's segment. The peer creates it before the job's
-// init barrier, so it normally exists; a short bounded retry covers a peer
+// attachSegment maps a peer's segment. The peer creates it before the
+// barrier that precedes Join, so it normally exists; a short bounded retry covers a peer
 // that is still writing its header.
 func attachSegment(path string, nlocal int) (*segment, error) {
 	deadline := time.Now().Add(2 * time.Second)
@@ -220,6 +225,56 @@ func Cleanup(dir, jobID string) error {
 	}
 	return first
 }
+
+// staleAge is how long a segment file without a header may have existed
+// before RemoveStale takes its creator for dead: creating one takes
+// microseconds.
+const staleAge = time.Minute
+
+// RemoveStale removes the segment files in dir (/dev/shm when empty) whose
+// owner process is gone: left by jobs killed while they started, before
+// every process had mapped them (Join unlinks them then). Files of other
+// users' live jobs stay, and so do those it cannot read or remove. It
+// returns how many it removed.
+func RemoveStale(dir string) int {
+	if dir == "" {
+		dir = "/dev/shm"
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "gompi-*.shm"))
+	removed := 0
+	for _, f := range files {
+		if staleSegment(f) && os.Remove(f) == nil {
+			removed++
+		}
+	}
+	return removed
+}
+
+// staleSegment reports whether the segment file at path belongs to a dead
+// process: its header names a process that no longer exists, or it has no
+// header and is older than staleAge.
+func staleSegment(path string) bool {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Getuid() {
+		return false
+	}
+	var hdr [offPid + 4]byte
+	n, _ := unix.Pread(fd, hdr[:], 0)
+	if n < len(hdr) || binary.LittleEndian.Uint64(hdr[offMagic:]) != magic && binary.LittleEndian.Uint64(hdr[offMagic:]) != oldMagic {
+		return time.Since(time.Unix(st.Mtim.Unix())) > staleAge
+	}
+	pid := int(binary.LittleEndian.Uint32(hdr[offPid:]))
+	return pid > 0 && unix.Kill(pid, 0) == unix.ESRCH
+}
+
+// oldMagic is the header of the previous layout, whose files RemoveStale
+// recognises too (the pid sits at the same place).
+const oldMagic = 0x316d7369706d6f67
 
 // globEscape quotes the pattern characters a job id might contain.
 func globEscape(s string) string {

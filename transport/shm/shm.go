@@ -18,9 +18,25 @@ import (
 )
 
 // RingEnv names the environment variable that sets the bytes per ring of the
-// segments this process creates (a power of two, 64 KiB to 1 GiB). Each
+// segments this process creates (a power of two, 1 KiB to 1 GiB). Each
 // receiver chooses its own; senders read it from the receiver's segment.
+// Set, it overrides the bound on a segment's size (SegmentBytes).
 const RingEnv = "GOMPI_SHM_RING"
+
+// Ring sizing. A ring has maxRingAuto bytes while a segment's rings fit
+// segmentData and the host's all fit hostData; beyond either bound rings
+// halve, down to minRing, so that a segment holds at most segmentData bytes
+// of rings: whatever the number of processes sending, at most 32 MiB a
+// process, and 1 GiB a host while rings can still shrink. The segment of a host of
+// MaxLocal processes holds 1 KiB rings, 32 MiB in all. More processes than
+// that would make the footprint grow as their square: they do not share
+// memory (Open refuses, and MaxLocal says so to launchers).
+const (
+	maxRingAuto = 512 << 10
+	segmentData = 32 << 20
+	hostData    = 1 << 30
+	MaxLocal    = segmentData / minRing
+)
 
 var (
 	errClosed   = errors.New("shm: transport closed")
@@ -91,8 +107,9 @@ type partialFrame struct {
 }
 
 // Open creates this process's receive segment and registers the transport
-// as a poller of cfg.Inboxes. Every local process calls it before the job's
-// init barrier; peers' segments are attached on first use.
+// as a poller of cfg.Inboxes. Every process of cfg.Procs calls it before a
+// barrier they all meet at, then Join; without Join (tests), peers'
+// segments are attached on first use and the files stay until Close.
 func Open(cfg Config) (*Transport, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -101,17 +118,18 @@ func Open(cfg Config) (*Transport, error) {
 		cfg.Dir = "/dev/shm"
 	}
 	// Our own copies: the caller may reuse its slices.
-	cfg.RankBase = append([]int(nil), cfg.RankBase...)
+	cfg.Procs = append([]Proc(nil), cfg.Procs...)
 	cfg.Inboxes = append([]*transport.Inbox(nil), cfg.Inboxes...)
-	ringSize, err := ringSizeFor(cfg.NLocal)
+	nlocal := len(cfg.Procs)
+	ringSize, err := ringSizeFor(nlocal)
 	if err != nil {
 		return nil, err
 	}
 	t := &Transport{
 		cfg:        cfg,
-		base:       cfg.RankBase[cfg.LocalProc],
-		in:         make([]*inRing, cfg.NLocal),
-		peers:      make([]atomic.Pointer[peer], cfg.NLocal),
+		base:       cfg.Procs[cfg.LocalProc].Base,
+		in:         make([]*inRing, nlocal),
+		peers:      make([]atomic.Pointer[peer], nlocal),
 		pending:    map[uint64]*transport.Frame{},
 		waiterDone: make(chan struct{}),
 	}
@@ -120,7 +138,7 @@ func Open(cfg Config) (*Transport, error) {
 	// a whole scheduler time slice (measured: an 8-byte Allreduce over 4
 	// processes on 2 cores took 1-2 ms with the spin, tens of us without;
 	// gompirun -np 4 samples/osu -test allreduce -max 8).
-	if len(cfg.Inboxes)*cfg.NLocal <= runtime.NumCPU() && len(cfg.Inboxes) <= runtime.GOMAXPROCS(0) {
+	if len(cfg.Inboxes)*nlocal <= runtime.NumCPU() && len(cfg.Inboxes) <= runtime.GOMAXPROCS(0) {
 		t.spinFor = SpinBeforeSleep
 		if s := os.Getenv(SpinEnv); s != "" {
 			if t.spinFor, err = time.ParseDuration(s); err != nil || t.spinFor < 0 {
@@ -132,7 +150,7 @@ func Open(cfg Config) (*Transport, error) {
 	if cfg.NoSingleCopy {
 		t.cma, t.cmaWhy = false, "not asked for (Config.NoSingleCopy)"
 	}
-	t.own, err = createSegment(segmentPath(cfg.Dir, cfg.JobID, cfg.LocalProc), cfg.NLocal, ringSize, t.cma)
+	t.own, err = createSegment(t.segmentPath(cfg.LocalProc), nlocal, ringSize, t.cma)
 	if err != nil {
 		return nil, err
 	}
@@ -153,17 +171,19 @@ func (c *Config) check() error {
 	switch {
 	case c.JobID == "" || strings.ContainsAny(c.JobID, "/\x00"):
 		return fmt.Errorf("shm: bad job id %q", c.JobID)
-	case c.NLocal < 1 || c.LocalProc < 0 || c.LocalProc >= c.NLocal:
-		return fmt.Errorf("shm: local process %d of %d", c.LocalProc, c.NLocal)
-	case len(c.RankBase) != c.NLocal+1:
-		return fmt.Errorf("shm: RankBase has %d entries, want %d", len(c.RankBase), c.NLocal+1)
+	case len(c.Procs) < 1 || c.LocalProc < 0 || c.LocalProc >= len(c.Procs):
+		return fmt.Errorf("shm: local process %d of %d", c.LocalProc, len(c.Procs))
+	case len(c.Procs) > MaxLocal:
+		return fmt.Errorf("shm: %d processes on one host; at most %d share memory", len(c.Procs), MaxLocal)
 	}
-	for i := 0; i < c.NLocal; i++ {
-		if c.RankBase[i] < 0 || c.RankBase[i] > c.RankBase[i+1] {
-			return fmt.Errorf("shm: RankBase %v is not a nondecreasing list of ranks", c.RankBase)
+	end := 0
+	for i, p := range c.Procs {
+		if p.ID < 0 || p.Base < end || p.N < 1 || i > 0 && p.ID == c.Procs[i-1].ID {
+			return fmt.Errorf("shm: Procs %v: want distinct processes hosting ascending, disjoint blocks of ranks", c.Procs)
 		}
+		end = p.Base + p.N
 	}
-	if n := c.RankBase[c.LocalProc+1] - c.RankBase[c.LocalProc]; len(c.Inboxes) != n {
+	if n := c.Procs[c.LocalProc].N; len(c.Inboxes) != n {
 		return fmt.Errorf("shm: %d inboxes for the %d ranks of local process %d", len(c.Inboxes), n, c.LocalProc)
 	}
 	for i, ib := range c.Inboxes {
@@ -174,8 +194,8 @@ func (c *Config) check() error {
 	return nil
 }
 
-// ringSizeFor picks the ring size: 512 KiB per ring, less when many local
-// processes would make a segment larger than 32 MiB.
+// ringSizeFor picks the ring size of a segment for nlocal processes (see
+// maxRingAuto), or RingEnv's.
 func ringSizeFor(nlocal int) (uint64, error) {
 	if s := os.Getenv(RingEnv); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
@@ -184,11 +204,33 @@ func ringSizeFor(nlocal int) (uint64, error) {
 		}
 		return n, nil
 	}
-	size := uint64(512 << 10)
-	for size > minRing && uint64(nlocal)*size > 32<<20 {
+	n := uint64(nlocal)
+	size := uint64(maxRingAuto)
+	for size > minRing && (n*size > segmentData || n*n*size > hostData) {
 		size /= 2
 	}
 	return size, nil
+}
+
+// SegmentBytes is the shared memory one process's segment takes on a host
+// where nlocal processes share memory: what a launcher multiplies by the
+// processes of a host to see whether they fit. It honours RingEnv, as Open
+// does.
+func SegmentBytes(nlocal int) (int64, error) {
+	if nlocal < 1 || nlocal > MaxLocal {
+		return 0, fmt.Errorf("shm: %d processes on one host; at most %d share memory", nlocal, MaxLocal)
+	}
+	ring, err := ringSizeFor(nlocal)
+	if err != nil {
+		return 0, err
+	}
+	return int64(segmentSize(nlocal, ring)), nil
+}
+
+// segmentPath names local process p's segment file by its index in the
+// job.
+func (t *Transport) segmentPath(p int) string {
+	return segmentPath(t.cfg.Dir, t.cfg.JobID, t.cfg.Procs[p].ID)
 }
 
 // Path says how large (rendezvous) payloads travel from this process.
@@ -218,11 +260,12 @@ func (t *Transport) fail(r *inRing, err error) {
 
 // procOf returns the local process hosting world rank d, or -1.
 func (t *Transport) procOf(d int) int {
-	rb := t.cfg.RankBase
-	if d < rb[0] || d >= rb[len(rb)-1] {
+	ps := t.cfg.Procs
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].Base+ps[i].N > d })
+	if i == len(ps) || d < ps[i].Base {
 		return -1
 	}
-	return sort.SearchInts(rb, d+1) - 1
+	return i
 }
 
 func (t *Transport) inboxOf(d int32) (*transport.Inbox, error) {
@@ -244,7 +287,7 @@ func (t *Transport) peer(p int) (*peer, error) {
 	if pr := t.peers[p].Load(); pr != nil {
 		return pr, nil
 	}
-	seg, err := attachSegment(segmentPath(t.cfg.Dir, t.cfg.JobID, p), t.cfg.NLocal)
+	seg, err := attachSegment(t.segmentPath(p), len(t.cfg.Procs))
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +298,52 @@ func (t *Transport) peer(p int) (*peer, error) {
 	pr.out.seenHead = pr.out.head.Load()
 	t.peers[p].Store(pr)
 	return pr, nil
+}
+
+// Join maps the segment of every other local process that opened one
+// (opened, by local process; the caller learns it at a barrier that follows
+// every local process's Open), and unlinks each segment file once every
+// process that will map it has: from then on the memory lives exactly as
+// long as the processes that map it, whatever ends them. A segment counts
+// its mappers: the owner counts itself and the peers that will never map
+// it, each peer counts itself, and whoever completes the count unlinks.
+func (t *Transport) Join(opened []bool) error {
+	if len(opened) != len(t.cfg.Procs) {
+		return fmt.Errorf("shm: Join with %d processes, want %d", len(opened), len(t.cfg.Procs))
+	}
+	t.life.RLock()
+	defer t.life.RUnlock()
+	if t.closing.Load() {
+		return errClosed
+	}
+	nlocal := uint32(len(opened))
+	absent := uint32(0)
+	for p, ok := range opened {
+		if !ok && p != t.cfg.LocalProc {
+			absent++
+		}
+	}
+	var first error
+	mapped := func(seg *segment) {
+		if seg.u32(offMapped).Add(1) == nlocal {
+			if err := os.Remove(seg.path); err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
+				first = fmt.Errorf("shm: unlinking mapped segment: %w", err)
+			}
+		}
+	}
+	t.own.u32(offMapped).Add(absent)
+	mapped(t.own)
+	for p, ok := range opened {
+		if !ok || p == t.cfg.LocalProc {
+			continue
+		}
+		pr, err := t.peer(p)
+		if err != nil {
+			return err
+		}
+		mapped(pr.seg)
+	}
+	return first
 }
 
 // Close stops the waiter, unmaps every segment and removes this process's

@@ -264,6 +264,31 @@ func TestCorruptRing(t *testing.T) {
 	}
 }
 
+// TestRecordPastTheEnd: records never wrap, so one that starts 32 bytes
+// before the end of the data and claims 48 runs 16 bytes past it, into the
+// next ring's control words. The consumer must refuse it, whatever its type
+// and however much the producer published after it.
+func TestRecordPastTheEnd(t *testing.T) {
+	for _, typ := range []byte{recPad, recChunk, recDone} {
+		t.Run(fmt.Sprint(typ), func(t *testing.T) {
+			g := openGroup(t, "pastend", 1, 1)
+			tr := g.trs[1]
+			r := tr.in[0]
+			size := uint64(len(r.data))
+			start := 2*size - 32 // second lap, 32 bytes before the end
+			putRecHdr(r.data[start&r.mask:], 48, 0, typ)
+			r.pos = start
+			r.head.Store(start)
+			r.tail.Store(start + 64)
+			tr.Poll(g.inbox(1))
+			if tr.Err() == nil || r.head.Load() != start {
+				t.Fatalf("a record running past the end of the ring was consumed (head %d, start %d, err %v)", r.head.Load(), start, tr.Err())
+			}
+			t.Log(tr.Err())
+		})
+	}
+}
+
 // misrouted is a well-formed frame record for rank 7, which the receiving
 // process does not host.
 func misrouted() []byte {
@@ -276,14 +301,18 @@ func misrouted() []byte {
 func TestBadConfig(t *testing.T) {
 	ib := transport.NewInbox()
 	for _, c := range []Config{
-		{JobID: "", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "a/b", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 2, LocalProc: 2, RankBase: []int{0, 1, 2}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 2, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 2, RankBase: []int{0, 2, 1}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 1, RankBase: []int{0, 2}, Inboxes: []*transport.Inbox{ib}},
-		{JobID: "x", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{nil}},
-		{JobID: "x", Dir: "/nonexistent-dir", NLocal: 1, RankBase: []int{0, 1}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "", Procs: blocks(1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "a/b", Procs: blocks(1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", LocalProc: 2, Procs: blocks(1, 1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: []Proc{{0, 1, 1}, {1, 0, 1}}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: []Proc{{0, 0, 2}, {1, 1, 1}}, Inboxes: []*transport.Inbox{ib, ib}},
+		{JobID: "x", Procs: []Proc{{0, 0, 1}, {0, 1, 1}}, Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: []Proc{{0, 0, 0}}},
+		{JobID: "x", Procs: blocks(2), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Procs: blocks(1), Inboxes: []*transport.Inbox{nil}},
+		{JobID: "x", Procs: make([]Proc, MaxLocal+1), Inboxes: []*transport.Inbox{ib}},
+		{JobID: "x", Dir: "/nonexistent-dir", Procs: blocks(1), Inboxes: []*transport.Inbox{ib}},
 	} {
 		if tr, err := Open(c); err == nil {
 			tr.Close()
@@ -445,12 +474,11 @@ func TestParkAfterClose(t *testing.T) {
 // receiver has read it from the sender's memory.
 func TestNoSingleCopySenderDoesNotWaitForTheReceiver(t *testing.T) {
 	dir := t.TempDir()
-	base := []int{0, 1, 2}
 	var trs []*Transport
 	var ibs []*transport.Inbox
 	for i := range 2 {
 		ib := transport.NewInbox()
-		tr, err := Open(Config{JobID: "nocma", Dir: dir, LocalProc: i, NLocal: 2, RankBase: base,
+		tr, err := Open(Config{JobID: "nocma", Dir: dir, LocalProc: i, Procs: blocks(1, 1),
 			Inboxes: []*transport.Inbox{ib}, NoSingleCopy: true})
 		if err != nil {
 			t.Fatal(err)

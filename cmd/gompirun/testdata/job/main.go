@@ -19,7 +19,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, stdin, stdinsum, where, bcasttrunc")
+	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, nonewline, stdin, stdinsum, where, bcasttrunc")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
 		switch *mode {
@@ -49,6 +49,11 @@ func main() {
 			return hang(c)
 		case "bcasttrunc":
 			return bcastTruncated(c)
+
+		case "nonewline":
+			// A last line without its newline, from every rank.
+			fmt.Printf("rank %d", c.Rank())
+			return nil
 		case "where":
 			if err := ring(c); err != nil {
 				return err
@@ -144,10 +149,14 @@ func where(c *mpi.Comm) error {
 		peers = append(peers, hexIPv4(f[2]))
 	}
 	sort.Strings(peers)
-	// Whether this process opened a shared-memory segment (transport/shm
-	// names it by job and process).
-	_, err = os.Stat(fmt.Sprintf("/dev/shm/gompi-%s-%s.shm", os.Getenv("GOMPI_JOB"), os.Getenv("GOMPI_PROC")))
-	fmt.Printf("where rank %d host %s netns %s shm %v tcp-peers %s\n", c.Rank(), os.Getenv("GOMPI_HOST"), ns, err == nil, strings.Join(peers, ","))
+	// Whether this process maps its own shared-memory segment (transport/shm
+	// names it by job and process; the file itself is unlinked by now).
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return err
+	}
+	seg := fmt.Sprintf("/dev/shm/gompi-%s-%s.shm", os.Getenv("GOMPI_JOB"), os.Getenv("GOMPI_PROC"))
+	fmt.Printf("where rank %d host %s netns %s shm %v tcp-peers %s\n", c.Rank(), os.Getenv("GOMPI_HOST"), ns, bytes.Contains(maps, []byte(seg)), strings.Join(peers, ","))
 	return nil
 }
 

@@ -1,0 +1,149 @@
+//go:build linux
+
+package shm
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// TestSegmentFootprintIsLinear: a segment's size is bounded whatever the
+// number of processes sharing memory, so a host's shared memory grows at
+// most linearly with its processes. (Rings of 64 KiB at least, each with a
+// page of control words, made a segment of 10000 processes 680 MB, and the
+// host's total grow as their square.)
+func TestSegmentFootprintIsLinear(t *testing.T) {
+	const bound = pageSize + segmentData + MaxLocal*ringCtl // 40 MiB
+	for _, n := range []int{1, 2, 4, 64, 65, 240, 1000, 1024, 4096, 10000, MaxLocal} {
+		b, err := SegmentBytes(n)
+		if err != nil {
+			t.Fatalf("SegmentBytes(%d): %v", n, err)
+		}
+		if b > bound {
+			t.Errorf("%d processes: a segment of %d bytes, more than %d", n, b, bound)
+		}
+		if n <= 1024 && int64(n)*b > hostData+int64(n)*(pageSize+int64(n)*ringCtl) {
+			t.Errorf("%d processes: %d bytes of segments on the host, more than 1 GiB of rings", n, int64(n)*b)
+		}
+	}
+	if b, _ := SegmentBytes(2); b < 2*maxRingAuto {
+		t.Errorf("two processes get rings of less than %d bytes (segment of %d)", maxRingAuto, b)
+	}
+	if _, err := SegmentBytes(MaxLocal + 1); err == nil {
+		t.Error("SegmentBytes accepted more processes than MaxLocal")
+	}
+}
+
+// TestSmallestRingsCarryFrames: at the smallest ring size, every payload
+// size still travels, in many chunks.
+func TestSmallestRingsCarryFrames(t *testing.T) {
+	t.Setenv(RingEnv, "1024")
+	g := openGroup(t, "tiny", 1, 1)
+	for seq, size := range []int{0, 1, 100, 188, 189, 240, 241, 1000, 70000} {
+		if err := g.trs[0].Send(dataFrame(0, 1, seq, pattern(seq, size))); err != nil {
+			t.Fatal(err)
+		}
+		f := recvFrame(g.inbox(1), 20*time.Second)
+		if err := checkFrame(f, 0, seq, size); err != nil {
+			t.Fatal(err)
+		}
+		f.Free()
+	}
+}
+
+// TestJoinUnlinks: once every process of the host has mapped the segments
+// (one process never opened its own), the files are gone and the
+// transports still work.
+func TestJoinUnlinks(t *testing.T) {
+	dir := t.TempDir()
+	procs := blocks(1, 1, 1)
+	opened := []bool{true, false, true}
+	var trs []*Transport
+	var ibs []*transport.Inbox
+	for i, ok := range opened {
+		ib := transport.NewInbox()
+		ibs = append(ibs, ib)
+		if !ok {
+			continue
+		}
+		tr, err := Open(Config{JobID: "join", Dir: dir, LocalProc: i, Procs: procs, Inboxes: []*transport.Inbox{ib}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		trs = append(trs, tr)
+	}
+	for i, tr := range trs {
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 2 {
+			t.Fatalf("before process %d joined: files %v, want both segments", i, left)
+		}
+		if err := tr.Join(opened); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Fatalf("segments left after every process mapped them: %v", left)
+	}
+	for seq, size := range []int{8, 1 << 20} {
+		if err := trs[0].Send(dataFrame(0, 2, seq, pattern(seq, size))); err != nil {
+			t.Fatal(err)
+		}
+		f := recvFrame(ibs[2], 20*time.Second)
+		if err := checkFrame(f, 0, seq, size); err != nil {
+			t.Fatal(err)
+		}
+		f.Free()
+	}
+	if err := trs[0].Join(make([]bool, 2)); err == nil {
+		t.Error("Join accepted a list of the wrong length")
+	}
+}
+
+// TestRemoveStale removes the segments of dead processes and of creators
+// that died before writing a header, and nothing else.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skipf("no 'true' command to get a dead process id: %v", err)
+	}
+	header := func(pid int) []byte {
+		b := make([]byte, pageSize)
+		binary.LittleEndian.PutUint64(b[offMagic:], magic)
+		binary.LittleEndian.PutUint32(b[offPid:], uint32(pid))
+		return b
+	}
+	files := map[string][]byte{
+		"gompi-a-0.shm":  header(dead.Process.Pid),
+		"gompi-a-1.shm":  header(os.Getpid()),
+		"gompi-b-0.shm":  nil, // no header yet, old: its creator died
+		"gompi-b-1.shm":  nil, // no header yet, new: its creator is writing it
+		"other-file.shm": header(dead.Process.Pid),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleAge)
+	os.Chtimes(filepath.Join(dir, "gompi-b-0.shm"), old, old)
+	if n := RemoveStale(dir); n != 2 {
+		t.Errorf("removed %d files, want 2", n)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	want := []string{"gompi-a-1.shm", "gompi-b-1.shm", "other-file.shm"}
+	if len(left) != len(want) {
+		t.Fatalf("left %v, want %v", left, want)
+	}
+	for i, f := range left {
+		if filepath.Base(f) != want[i] {
+			t.Fatalf("left %v, want %v", left, want)
+		}
+	}
+}
