@@ -49,7 +49,6 @@ func main() {
 			return hang(c)
 		case "bcasttrunc":
 			return bcastTruncated(c)
-
 		case "nonewline":
 			// A last line without its newline, from every rank.
 			fmt.Printf("rank %d", c.Rank())
