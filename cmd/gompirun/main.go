@@ -116,8 +116,14 @@ func parse(args []string) (*options, error) {
 	if o.np < 1 {
 		return nil, fmt.Errorf("-np %d: need at least one process", o.np)
 	}
-	if o.virtual != 0 {
-		if o.ranks != 0 {
+	switch {
+	case set["virtual"] && o.virtual < 1:
+		return nil, fmt.Errorf("-virtual %d: need at least one rank", o.virtual)
+	case set["ranks"] && o.ranks < 1:
+		return nil, fmt.Errorf("-ranks %d: need at least one rank", o.ranks)
+	}
+	if set["virtual"] {
+		if set["ranks"] {
 			return nil, fmt.Errorf("-ranks and -virtual both given: -virtual P sets the number of ranks")
 		}
 		if o.virtual < o.np {
@@ -127,6 +133,9 @@ func parse(args []string) (*options, error) {
 	}
 	if o.ranks == 0 {
 		o.ranks = o.np
+	}
+	if err := checkSizes(o.ranks, o.np, hostMemory()); err != nil {
+		return nil, err
 	}
 	var err error
 	if o.virt, err = prepareVirtual(o); err != nil {
