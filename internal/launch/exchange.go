@@ -4,12 +4,15 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gompi/gompi/internal/accept"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -53,8 +56,9 @@ type Server struct {
 
 	// Failures receives each process's failure report (buffered; later
 	// reports are dropped when nobody reads).
-	Failures chan Failure
-	rejected atomic.Int64
+	Failures     chan Failure
+	rejected     atomic.Int64
+	acceptErrors atomic.Int64 // failed accepts, retried (internal/accept)
 
 	mu        sync.Mutex
 	kv        map[string]string
@@ -128,23 +132,44 @@ func (s *Server) Close() error {
 	return s.ln.Close()
 }
 
+// helloTimeout bounds how long a connection may take to send its hello;
+// maxPendingHellos bounds how many may be at it at once (internal/accept).
+const (
+	helloTimeout     = 5 * time.Second
+	maxPendingHellos = 64
+)
+
 func (s *Server) accept(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go s.serve(c)
-	}
+	accept.Loop(ln, maxPendingHellos, func(error) { s.acceptErrors.Add(1) }, func(c net.Conn, helloDone func()) {
+		s.serve(c, helloDone)
+	})
 }
 
-func (s *Server) serve(c net.Conn) {
-	defer c.Close()
-	dec := msgpack.NewDecoder(c)
-	enc := msgpack.NewEncoder(c)
+// helloLimit is the most a hello may take on the wire: the request's
+// fields around a token of the job's (fixed) length. Until the token is
+// checked, nothing more is read from a connection, whatever lengths its
+// bytes announce: a hello claiming a gigabyte token used to be buffered
+// whole.
+func (s *Server) helloLimit() int64 { return int64(len(s.token)) + 64 }
+
+// readHello decodes a connection's first request from r, reading at most
+// limit bytes. It returns the decoder for the rest of the connection and
+// the limit's reader, whose N the caller lifts once the peer is
+// authenticated.
+func readHello(r io.Reader, limit int64) (request, *msgpack.Decoder, *io.LimitedReader, error) {
+	lr := &io.LimitedReader{R: r, N: limit}
+	dec := msgpack.NewDecoder(lr)
 	var hello request
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	err := dec.Decode(&hello)
+	return hello, dec, lr, err
+}
+
+func (s *Server) serve(c net.Conn, helloDone func()) {
+	defer c.Close()
+	enc := msgpack.NewEncoder(c)
+	c.SetReadDeadline(time.Now().Add(helloTimeout))
+	hello, dec, lr, err := readHello(c, s.helloLimit())
+	helloDone()
 	authentic := err == nil && subtle.ConstantTimeCompare([]byte(hello.Token), []byte(s.token)) == 1
 	if authentic && hello.Op == "probe" {
 		enc.Encode(&reply{}) // a proxy checking that this address reaches gompirun
@@ -154,6 +179,7 @@ func (s *Server) serve(c net.Conn) {
 		s.rejected.Add(1)
 		return
 	}
+	lr.N = math.MaxInt64 // a process of the job: its records may be large
 	c.SetReadDeadline(time.Time{})
 	p := hello.Proc
 	if hello.Op == "watch" {
