@@ -115,24 +115,17 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 
 	host := hostName()
 	me := procInfo{host: host, machine: machineID(host)}
+	// TCP listens up front only where it will surely be needed; a job of
+	// one host listens once shared memory turns out not to reach a peer
+	// (lateTCP), so a shared-memory job opens no TCP port at all.
 	var tr *tcp.Transport
-	if env.Procs > 1 {
-		listen := os.Getenv(launch.EnvListen)
-		if listen == "" && env.SpansHosts() {
-			listen = "0.0.0.0:0" // peers on other hosts dial in
-		}
-		tr, err = tcp.Listen(tcp.Config{
-			Token: env.Token, Proc: env.Proc, Base: env.RankBase, Inboxes: inboxes,
-			Listen: listen,
-			OnError: func(err error) {
-				w.fail(&Error{Class: ClassOther, Msg: "transport failed", Err: err})
-			},
-		})
-		if err != nil {
+	onTCPError := func(err error) { w.fail(&Error{Class: ClassOther, Msg: "transport failed", Err: err}) }
+	tcpFirst := env.Procs > 1 && (force == "tcp" || env.SpansHosts() || aloneOnHost() || os.Getenv(launch.EnvListen) != "")
+	if tcpFirst {
+		if tr, me.tcpAddr, err = listenTCP(env, client, inboxes, host, onTCPError); err != nil {
 			return err
 		}
 		defer tr.Close()
-		me.tcpAddr = publicAddr(tr.Addr(), client.LocalIP(), host)
 	}
 	// Every process opens its segment; peers use it only when they
 	// published the same host name (GOMPI_HOST in jobs spanning hosts). The
@@ -156,6 +149,12 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			closeShm = sh.Close
 		}
 	}
+	if env.Procs > 1 && tr == nil && !me.shm {
+		if tr, me.tcpAddr, err = listenTCP(env, client, inboxes, host, onTCPError); err != nil {
+			return err
+		}
+		defer tr.Close()
+	}
 	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
 		return err
 	}
@@ -170,6 +169,18 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			return fmt.Errorf("process %d published no address", i)
 		}
 		procs[i] = p
+	}
+	if force != "shm" && lateTCP(procs) {
+		late, err := listenLate(env, client, procs, tr, func() (*tcp.Transport, string, error) {
+			return listenTCP(env, client, inboxes, host, onTCPError)
+		})
+		if late != nil {
+			tr = late
+			defer tr.Close()
+		}
+		if err != nil {
+			return err
+		}
 	}
 	table := &transport.Table{Routes: make([]transport.Transport, env.Size)}
 	local := inproc.New(env.RankBase, inboxes)

@@ -1,15 +1,18 @@
 package launch
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gompi/gompi/internal/accept"
@@ -37,6 +40,7 @@ type reply struct {
 // Barrier names the processes meet at.
 const (
 	BarrierInit     = "init"     // every process has published its addresses
+	BarrierTCP      = "tcp"      // processes that listened late (one-host jobs) have published theirs
 	BarrierFinalize = "finalize" // every rank of the job has returned
 )
 
@@ -50,7 +54,7 @@ type Failure struct {
 // Server is the exchange gompirun serves for one job.
 type Server struct {
 	ln    net.Listener
-	tcp   net.Listener // also serving over TCP (jobs spanning hosts), or nil
+	tcp   []net.Listener // also serving over TCP (jobs spanning hosts) at these
 	token string
 	procs int
 
@@ -90,18 +94,66 @@ func Serve(path, token string, procs int) (*Server, error) {
 	return s, nil
 }
 
-// ListenTCP serves the exchange on addr too (host:port; port 0 picks
-// one), for processes on other hosts, and returns the port.
-func (s *Server) ListenTCP(addr string) (int, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return 0, fmt.Errorf("launch: exchange: %w", err)
+// ListenTCP serves the exchange over TCP too, for processes on other
+// hosts, at each of ips on one port, and returns the port and the IPs it
+// listens at. It listens only there, never on every interface: the job
+// is told to reach gompirun at these. An IP that cannot be bound (an
+// address that went away) is left out; none bound is an error.
+func (s *Server) ListenTCP(ips []string) (int, []string, error) {
+	var lastErr error
+	for try := 0; try < 8; try++ {
+		lns, bound, err := listenAll(ips)
+		if err == nil {
+			s.mu.Lock()
+			s.tcp = append(s.tcp, lns...)
+			s.mu.Unlock()
+			for _, ln := range lns {
+				go s.accept(ln)
+			}
+			return lns[0].Addr().(*net.TCPAddr).Port, bound, nil
+		}
+		lastErr = err
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
+		// The port picked at the first IP is taken at another: pick again.
 	}
-	s.mu.Lock()
-	s.tcp = ln
-	s.mu.Unlock()
-	go s.accept(ln)
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return 0, nil, fmt.Errorf("launch: exchange: %w", lastErr)
+}
+
+// listenAll listens at every IP it can of ips on one port, the one the
+// kernel picks for the first it binds. A port taken at a later IP fails
+// the whole (EADDRINUSE), so the caller can pick another.
+func listenAll(ips []string) ([]net.Listener, []string, error) {
+	var lns []net.Listener
+	var bound []string
+	port := "0"
+	var firstErr error
+	for _, ip := range ips {
+		ln, err := net.Listen("tcp", net.JoinHostPort(ip, port))
+		if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) && len(lns) > 0 {
+				for _, l := range lns {
+					l.Close()
+				}
+				return nil, nil, err
+			}
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		if len(lns) == 0 {
+			port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+		}
+		lns = append(lns, ln)
+		bound = append(bound, ip)
+	}
+	if len(lns) == 0 {
+		if firstErr == nil {
+			firstErr = errors.New("no address to listen at")
+		}
+		return nil, nil, firstErr
+	}
+	return lns, bound, nil
 }
 
 // Addr is the socket path processes dial.
@@ -125,8 +177,8 @@ func (s *Server) Close() error {
 	s.closed = true
 	tcp := s.tcp
 	s.mu.Unlock()
-	if tcp != nil {
-		tcp.Close()
+	for _, ln := range tcp {
+		ln.Close()
 	}
 	s.watch.close()
 	return s.ln.Close()
