@@ -33,6 +33,9 @@ func joinJob(fn func(c *Comm) error) (handled bool, exit int) {
 	if !ok {
 		return false, 0
 	}
+	if err == nil {
+		err = CheckSettings()
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
 		return true, 2

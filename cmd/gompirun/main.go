@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -196,6 +197,12 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v (%s)\n", err, usageLine)
+		os.Exit(2)
+	}
+	// Every process would refuse a bad GOMPI_* setting; say so once, before
+	// anything starts.
+	if err := mpi.CheckSettings(); err != nil && !o.printMachineSet {
+		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
 		os.Exit(2)
 	}
 	if o.printMachineSet {

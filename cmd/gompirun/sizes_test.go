@@ -37,3 +37,17 @@ func TestParseRejectsBadSizes(t *testing.T) {
 		t.Errorf("checking -report %s left the file behind (%v)", report, err)
 	}
 }
+
+// TestBadSettingIsAUsageError: a mistyped GOMPI_* setting stops gompirun
+// before the job starts, with one line naming it. GOMPI_SHM_RING=abc used
+// to make shared memory fail to open, and the job ran over TCP, 20 times
+// slower, without a word.
+func TestBadSettingIsAUsageError(t *testing.T) {
+	for _, env := range []string{"GOMPI_SHM_RING=abc", "GOMPI_SHM_RNG=65536", "GOMPI_SPIN=lots"} {
+		r := gorun(t, []string{env}, "-np", "2", "-timeout", "20s", jobProg)
+		name, _, _ := strings.Cut(env, "=")
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, name) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line naming %s", env, r.code, r.stderr, name)
+		}
+	}
+}
