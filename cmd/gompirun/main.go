@@ -117,6 +117,11 @@ func parse(args []string) (*options, error) {
 	if o.np < 1 {
 		return nil, fmt.Errorf("-np %d: need at least one process", o.np)
 	}
+	if o.hosts == nil {
+		if err := checkProcs(o.np, 1, hostMemory()); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case set["virtual"] && o.virtual < 1:
 		return nil, fmt.Errorf("-virtual %d: need at least one rank", o.virtual)
@@ -175,6 +180,9 @@ func parseHosts(o *options, list, file string, set map[string]bool) error {
 	}
 	if !set["np"] && !set["n"] {
 		o.np = launch.TotalSlots(o.hosts)
+	}
+	if err := checkProcs(o.np, len(o.hosts), hostMemory()); err != nil {
+		return err
 	}
 	if o.np >= 1 {
 		o.hostOf = launch.AssignHosts(o.hosts, o.np)

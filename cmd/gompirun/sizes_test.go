@@ -19,6 +19,8 @@ func TestParseRejectsBadSizes(t *testing.T) {
 		{[]string{"-np", "2", "-virtual", "99999999999", "prog"}, "32-bit"},
 		{[]string{"-np", "1", "-virtual", "2000000000", "prog"}, "use more processes"},
 		{[]string{"-np", "2", "-virtual", "0", "prog"}, "-virtual 0"},
+		{[]string{"-np", "99999999999", "-hosts", "a,b", "prog"}, "-np 99999999999"},
+		{[]string{"-np", "2000000000", "prog"}, "-np 2000000000"},
 		{[]string{"-np", "2", "-virtual", "-4", "prog"}, "-virtual -4"},
 		{[]string{"-np", "2", "-ranks", "0", "prog"}, "-ranks 0"},
 		{[]string{"-np", "2", "-ranks", "0", "-virtual", "4", "prog"}, "-ranks 0"},
