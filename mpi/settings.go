@@ -21,16 +21,14 @@ import (
 var settingChecks = map[string]func(string) error{
 	launch.EnvTransport: oneOf("tcp", "shm"),
 	launch.EnvListen: func(v string) error {
-		host, port, err := net.SplitHostPort(v)
-		if err == nil && host != "" && net.ParseIP(host) == nil {
-			return fmt.Errorf("%q is not an IP address", host)
+		_, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return fmt.Errorf("want HOST:PORT (port 0: any free one)")
 		}
-		if err == nil {
-			if _, err = strconv.ParseUint(port, 10, 16); err != nil {
-				return fmt.Errorf("port %q: want a number up to 65535", port)
-			}
+		if _, err = strconv.ParseUint(port, 10, 16); err != nil {
+			return fmt.Errorf("port %q: want a number up to 65535", port)
 		}
-		return err
+		return nil
 	},
 	launch.EnvHost: func(v string) error {
 		if strings.ContainsAny(v, "\t\n") {

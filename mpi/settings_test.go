@@ -23,7 +23,7 @@ func TestCheckSettings(t *testing.T) {
 	}
 	for _, bad := range [][2]string{
 		{"GOMPI_SHM_RING", "abc"}, {"GOMPI_SHM_SPIN", "fast"}, {"GOMPI_SHM_CMA", "yes"},
-		{"GOMPI_TRANSPORT", "udp"}, {"GOMPI_TCP_LISTEN", "localhost"}, {"GOMPI_TCP_LISTEN", "eth0:0"},
+		{"GOMPI_TRANSPORT", "udp"}, {"GOMPI_TCP_LISTEN", "localhost"}, {"GOMPI_TCP_LISTEN", "127.0.0.1:http"},
 		{"GOMPI_SPIN", "-1"}, {"GOMPI_EAGER_LIMIT", "1k"}, {"GOMPI_HOST_NPROCS", "x"},
 		{"GOMPI_HOST", "a\tb"}, {"GOMPI_VHOST_CONCURRENCY", "0"}, {"GOMPI_VCPU_SCALE", "-1"},
 		{"GOMPI_VMACHINE", "{"}, {"GOMPI_COLL_BCAST", "fastest"},
