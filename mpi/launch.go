@@ -33,6 +33,9 @@ func joinJob(fn func(c *Comm) error) (handled bool, exit int) {
 	if !ok {
 		return false, 0
 	}
+	if err == nil {
+		err = CheckSettings()
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
 		return true, 2
@@ -115,25 +118,20 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 
 	host := hostName()
 	me := procInfo{host: host, machine: machineID(host)}
+	// TCP listens up front only where it will surely be needed; a job of
+	// one host listens once shared memory turns out not to reach a peer
+	// (lateTCP), so a shared-memory job opens no TCP port at all.
 	var tr *tcp.Transport
-	if env.Procs > 1 {
-		listen := os.Getenv(launch.EnvListen)
-		if listen == "" && env.SpansHosts() {
-			listen = "0.0.0.0:0" // peers on other hosts dial in
-		}
-		tr, err = tcp.Listen(tcp.Config{
-			Token: env.Token, Proc: env.Proc, Base: env.RankBase, Inboxes: inboxes,
-			Listen: listen,
-			OnError: func(err error) {
-				w.fail(&Error{Class: ClassOther, Msg: "transport failed", Err: err})
-			},
-		})
-		if err != nil {
+	onTCPError := func(err error) { w.fail(&Error{Class: ClassOther, Msg: "transport failed", Err: err}) }
+	tcpFirst := env.Procs > 1 && (force == "tcp" || env.SpansHosts() || aloneOnHost() || os.Getenv(launch.EnvListen) != "")
+	if tcpFirst {
+		if tr, me.tcpAddr, err = listenTCP(env, client, inboxes, host, onTCPError); err != nil {
 			return err
 		}
 		defer tr.Close()
-		me.tcpAddr = publicAddr(tr.Addr(), client.LocalIP(), host)
 	}
+	// Whether this process means to share memory; the segments are opened
+	// after the init barrier, once every process's host is known (openShm).
 	me.shm = env.Procs > 1 && force != "tcp" && !aloneOnHost()
 	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
 		return err
@@ -157,6 +155,21 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	if sh != nil {
 		defer sh.Close()
 	}
+	// openShm has marked the processes whose segment did not open; every
+	// process of a one-host job sees the same marks, so all of them take
+	// the late TCP round, or none (jobs spanning hosts listened first).
+	if force != "shm" && lateTCP(procs) {
+		late, err := listenLate(env, client, procs, tr, func() (*tcp.Transport, string, error) {
+			return listenTCP(env, client, inboxes, host, onTCPError)
+		})
+		if late != nil {
+			tr = late
+			defer tr.Close()
+		}
+		if err != nil {
+			return err
+		}
+	}
 	table := &transport.Table{Routes: make([]transport.Transport, env.Size)}
 	local := inproc.New(env.RankBase, inboxes)
 	if tr != nil {
@@ -178,6 +191,9 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		case force == "shm":
 			return fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
 		default:
+			if tr == nil {
+				return fmt.Errorf("process %d is reachable neither by shared memory nor by TCP", p)
+			}
 			tcpPeers = true
 		}
 		for r := bases[p]; r < bases[p+1]; r++ {
@@ -296,11 +312,21 @@ func openShm(env *launch.Env, client *launch.Client, procs []procInfo, bases []i
 		}
 	}
 	kv, err := client.Barrier(barrierShm)
-	if err != nil || sh == nil {
+	if err != nil {
 		if sh != nil {
 			sh.Close()
 		}
 		return nil, shmPeer, err
+	}
+	// A process whose segment did not open shares no memory: mark it so
+	// in procs, which the TCP decision (lateTCP) reads.
+	for i := range procs {
+		if procs[i].shm && sharing[procs[i].host] > 1 && kv["shm/"+strconv.Itoa(i)] != "open" {
+			procs[i].shm = false
+		}
+	}
+	if sh == nil {
+		return nil, shmPeer, nil
 	}
 	opened := make([]bool, len(local))
 	for i, lp := range local {

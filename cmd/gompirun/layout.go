@@ -74,14 +74,17 @@ func (j *job) setHostVars() {
 func (j *job) startProxies(o *options, ex *launch.Server, jobID, token, exe string, out *lineWriter,
 	prefixes []string, sp *spawner, exits chan<- exit, sigs <-chan os.Signal) (string, *failure) {
 	fail := func(err error) (string, *failure) { return "", &failure{msg: err.Error(), code: 1} }
-	port, err := ex.ListenTCP("0.0.0.0:0")
-	if err != nil {
-		return fail(err)
-	}
 	addrs, err := exchangeAddrs(o.iface)
 	if err != nil {
 		return fail(err)
 	}
+	// The exchange listens only at the addresses the proxies are given
+	// (an -iface that is no address of this machine cannot be served).
+	port, served, err := ex.ListenTCP(addrs)
+	if err != nil {
+		return fail(fmt.Errorf("cannot serve the exchange at %s: %v", strings.Join(addrs, ", "), err))
+	}
+	addrs = served
 	wd, _ := os.Getwd()
 	env := environForRemote()
 	for _, px := range j.proxies {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -116,8 +117,19 @@ func parse(args []string) (*options, error) {
 	if o.np < 1 {
 		return nil, fmt.Errorf("-np %d: need at least one process", o.np)
 	}
-	if o.virtual != 0 {
-		if o.ranks != 0 {
+	if o.hosts == nil {
+		if err := checkProcs(o.np, 1, hostMemory()); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case set["virtual"] && o.virtual < 1:
+		return nil, fmt.Errorf("-virtual %d: need at least one rank", o.virtual)
+	case set["ranks"] && o.ranks < 1:
+		return nil, fmt.Errorf("-ranks %d: need at least one rank", o.ranks)
+	}
+	if set["virtual"] {
+		if set["ranks"] {
 			return nil, fmt.Errorf("-ranks and -virtual both given: -virtual P sets the number of ranks")
 		}
 		if o.virtual < o.np {
@@ -127,6 +139,9 @@ func parse(args []string) (*options, error) {
 	}
 	if o.ranks == 0 {
 		o.ranks = o.np
+	}
+	if err := checkSizes(o.ranks, o.np, hostMemory()); err != nil {
+		return nil, err
 	}
 	var err error
 	if o.virt, err = prepareVirtual(o); err != nil {
@@ -166,6 +181,9 @@ func parseHosts(o *options, list, file string, set map[string]bool) error {
 	if !set["np"] && !set["n"] {
 		o.np = launch.TotalSlots(o.hosts)
 	}
+	if err := checkProcs(o.np, len(o.hosts), hostMemory()); err != nil {
+		return err
+	}
 	if o.np >= 1 {
 		o.hostOf = launch.AssignHosts(o.hosts, o.np)
 	}
@@ -187,6 +205,12 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v (%s)\n", err, usageLine)
+		os.Exit(2)
+	}
+	// Every process would refuse a bad GOMPI_* setting; say so once, before
+	// anything starts.
+	if err := mpi.CheckSettings(); err != nil && !o.printMachineSet {
+		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
 		os.Exit(2)
 	}
 	if o.printMachineSet {

@@ -81,7 +81,7 @@ func TestHostsNetworkNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := regexp.MustCompile(`(?m)^where rank (\d) host (\S+) netns (\S+) shm \w+ tcp-peers (\S*)$`)
+	line := regexp.MustCompile(`(?m)^where rank (\d) host (\S+) netns (\S+) shm \w+ listens \S* tcp-peers (\S*)$`)
 	nsOf, peersOf := map[string]string{}, map[string]string{}
 	for _, m := range line.FindAllStringSubmatch(r.stdout, -1) {
 		rank, host := m[1], m[2]

@@ -40,7 +40,28 @@ func prepareVirtual(o *options) (*virtualRun, error) {
 	if _, err := m.Place(o.virtual); err != nil {
 		return nil, fmt.Errorf("-machine %s cannot host %d ranks: %v", m.Name, o.virtual, err)
 	}
+	if o.report != "" {
+		if err := checkWritable(o.report); err != nil {
+			return nil, fmt.Errorf("-report: %v", err)
+		}
+	}
 	return &virtualRun{machine: m, cpuScale: o.cpuScale, report: o.report}, nil
+}
+
+// checkWritable reports whether file can be written, without leaving
+// behind a file that was not there: a bad -report path is found before the
+// run, not after it.
+func checkWritable(file string) error {
+	_, statErr := os.Stat(file)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(file)
+	}
+	return nil
 }
 
 // printMachine writes a preset or machine file (spec, as -machine takes it)

@@ -1,16 +1,22 @@
 package launch
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/gompi/gompi/internal/accept"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -35,6 +41,7 @@ type reply struct {
 // Barrier names the processes meet at.
 const (
 	BarrierInit     = "init"     // every process has published its addresses
+	BarrierTCP      = "tcp"      // processes that listened late (one-host jobs) have published theirs
 	BarrierFinalize = "finalize" // every rank of the job has returned
 )
 
@@ -48,14 +55,15 @@ type Failure struct {
 // Server is the exchange gompirun serves for one job.
 type Server struct {
 	ln    net.Listener
-	tcp   net.Listener // also serving over TCP (jobs spanning hosts), or nil
+	tcp   []net.Listener // also serving over TCP (jobs spanning hosts) at these
 	token string
 	procs int
 
 	// Failures receives each process's failure report (buffered; later
 	// reports are dropped when nobody reads).
-	Failures chan Failure
-	rejected atomic.Int64
+	Failures     chan Failure
+	rejected     atomic.Int64
+	acceptErrors atomic.Int64 // failed accepts, retried (internal/accept)
 
 	mu        sync.Mutex
 	kv        map[string]string
@@ -96,18 +104,66 @@ func Serve(path, token string, procs int) (*Server, error) {
 	return s, nil
 }
 
-// ListenTCP serves the exchange on addr too (host:port; port 0 picks
-// one), for processes on other hosts, and returns the port.
-func (s *Server) ListenTCP(addr string) (int, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return 0, fmt.Errorf("launch: exchange: %w", err)
+// ListenTCP serves the exchange over TCP too, for processes on other
+// hosts, at each of ips on one port, and returns the port and the IPs it
+// listens at. It listens only there, never on every interface: the job
+// is told to reach gompirun at these. An IP that cannot be bound (an
+// address that went away) is left out; none bound is an error.
+func (s *Server) ListenTCP(ips []string) (int, []string, error) {
+	var lastErr error
+	for try := 0; try < 8; try++ {
+		lns, bound, err := listenAll(ips)
+		if err == nil {
+			s.mu.Lock()
+			s.tcp = append(s.tcp, lns...)
+			s.mu.Unlock()
+			for _, ln := range lns {
+				go s.accept(ln)
+			}
+			return lns[0].Addr().(*net.TCPAddr).Port, bound, nil
+		}
+		lastErr = err
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
+		// The port picked at the first IP is taken at another: pick again.
 	}
-	s.mu.Lock()
-	s.tcp = ln
-	s.mu.Unlock()
-	go s.accept(ln)
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return 0, nil, fmt.Errorf("launch: exchange: %w", lastErr)
+}
+
+// listenAll listens at every IP it can of ips on one port, the one the
+// kernel picks for the first it binds. A port taken at a later IP fails
+// the whole (EADDRINUSE), so the caller can pick another.
+func listenAll(ips []string) ([]net.Listener, []string, error) {
+	var lns []net.Listener
+	var bound []string
+	port := "0"
+	var firstErr error
+	for _, ip := range ips {
+		ln, err := net.Listen("tcp", net.JoinHostPort(ip, port))
+		if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) && len(lns) > 0 {
+				for _, l := range lns {
+					l.Close()
+				}
+				return nil, nil, err
+			}
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		if len(lns) == 0 {
+			port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+		}
+		lns = append(lns, ln)
+		bound = append(bound, ip)
+	}
+	if len(lns) == 0 {
+		if firstErr == nil {
+			firstErr = errors.New("no address to listen at")
+		}
+		return nil, nil, firstErr
+	}
+	return lns, bound, nil
 }
 
 // RemoveWhenJoined removes paths (the socket, then the private directory
@@ -174,30 +230,51 @@ func (s *Server) Close() error {
 	s.closed = true
 	tcp := s.tcp
 	s.mu.Unlock()
-	if tcp != nil {
-		tcp.Close()
+	for _, ln := range tcp {
+		ln.Close()
 	}
 	s.watch.close()
 	return s.ln.Close()
 }
 
+// helloTimeout bounds how long a connection may take to send its hello;
+// maxPendingHellos bounds how many may be at it at once (internal/accept).
+const (
+	helloTimeout     = 5 * time.Second
+	maxPendingHellos = 64
+)
+
 func (s *Server) accept(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go s.serve(c)
-	}
+	accept.Loop(ln, maxPendingHellos, func(error) { s.acceptErrors.Add(1) }, func(c net.Conn, helloDone func()) {
+		s.serve(c, helloDone)
+	})
 }
 
-func (s *Server) serve(c net.Conn) {
-	defer c.Close()
-	dec := msgpack.NewDecoder(c)
-	enc := msgpack.NewEncoder(c)
+// helloLimit is the most a hello may take on the wire: the request's
+// fields around a token of the job's (fixed) length. Until the token is
+// checked, nothing more is read from a connection, whatever lengths its
+// bytes announce: a hello claiming a gigabyte token used to be buffered
+// whole.
+func (s *Server) helloLimit() int64 { return int64(len(s.token)) + 64 }
+
+// readHello decodes a connection's first request from r, reading at most
+// limit bytes. It returns the decoder for the rest of the connection and
+// the limit's reader, whose N the caller lifts once the peer is
+// authenticated.
+func readHello(r io.Reader, limit int64) (request, *msgpack.Decoder, *io.LimitedReader, error) {
+	lr := &io.LimitedReader{R: r, N: limit}
+	dec := msgpack.NewDecoder(lr)
 	var hello request
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	err := dec.Decode(&hello)
+	return hello, dec, lr, err
+}
+
+func (s *Server) serve(c net.Conn, helloDone func()) {
+	defer c.Close()
+	enc := msgpack.NewEncoder(c)
+	c.SetReadDeadline(time.Now().Add(helloTimeout))
+	hello, dec, lr, err := readHello(c, s.helloLimit())
+	helloDone()
 	authentic := err == nil && subtle.ConstantTimeCompare([]byte(hello.Token), []byte(s.token)) == 1
 	if authentic && hello.Op == "probe" {
 		enc.Encode(&reply{}) // a proxy checking that this address reaches gompirun
@@ -207,6 +284,7 @@ func (s *Server) serve(c net.Conn) {
 		s.rejected.Add(1)
 		return
 	}
+	lr.N = math.MaxInt64 // a process of the job: its records may be large
 	c.SetReadDeadline(time.Time{})
 	p := hello.Proc
 	if hello.Op == "watch" {

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -109,9 +110,19 @@ func TestExchangeOverTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	port, err := s.ListenTCP("127.0.0.1:0")
+	// 192.0.2.1 (TEST-NET-1) is no address of this machine: left out.
+	port, ips, err := s.ListenTCP([]string{"127.0.0.1", "192.0.2.1"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(ips) != 1 || ips[0] != "127.0.0.1" {
+		t.Fatalf("listening at %v, want [127.0.0.1]", ips)
+	}
+	// Only there: another loopback address of this machine is refused
+	// (a wildcard listener would answer it).
+	if c, err := net.DialTimeout("tcp", "127.0.0.2:"+itoa(port), time.Second); err == nil {
+		c.Close()
+		t.Fatal("the exchange answers at 127.0.0.2: it listens on every address")
 	}
 	addr := "127.0.0.1:" + itoa(port)
 	if err := Probe(addr, "tok", time.Second); err != nil {

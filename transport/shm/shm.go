@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -140,10 +139,10 @@ func Open(cfg Config) (*Transport, error) {
 	// gompirun -np 4 samples/osu -test allreduce -max 8).
 	if len(cfg.Inboxes)*nlocal <= runtime.NumCPU() && len(cfg.Inboxes) <= runtime.GOMAXPROCS(0) {
 		t.spinFor = SpinBeforeSleep
-		if s := os.Getenv(SpinEnv); s != "" {
-			if t.spinFor, err = time.ParseDuration(s); err != nil || t.spinFor < 0 {
-				return nil, fmt.Errorf("shm: %s=%q: want a duration such as 500us", SpinEnv, s)
-			}
+		if d, set, err := spinSetting(); err != nil {
+			return nil, err
+		} else if set {
+			t.spinFor = d
 		}
 	}
 	t.cma, t.cmaWhy = probeCMA()
@@ -197,12 +196,8 @@ func (c *Config) check() error {
 // ringSizeFor picks the ring size of a segment for nlocal processes (see
 // maxRingAuto), or RingEnv's.
 func ringSizeFor(nlocal int) (uint64, error) {
-	if s := os.Getenv(RingEnv); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil || n < minRing || n > maxRing || n&(n-1) != 0 {
-			return 0, fmt.Errorf("shm: %s=%q: want a power of two from %d to %d", RingEnv, s, minRing, maxRing)
-		}
-		return n, nil
+	if n, set, err := ringSetting(); set || err != nil {
+		return n, err
 	}
 	n := uint64(nlocal)
 	size := uint64(maxRingAuto)

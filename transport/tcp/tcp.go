@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gompi/gompi/internal/accept"
 	"github.com/gompi/gompi/transport"
 )
 
@@ -41,6 +42,12 @@ const magic = "GOMPI\x01"
 // handshakeTimeout bounds how long an incoming connection may take to
 // authenticate, and how long a dial may take.
 const handshakeTimeout = 5 * time.Second
+
+// maxPendingHandshakes bounds the incoming connections authenticating at
+// once: a flood of connections that never finish their handshake holds at
+// most this many descriptors, each for at most handshakeTimeout, while
+// the job's own peers wait in the listen backlog.
+const maxPendingHandshakes = 64
 
 // Config describes this process's end of the transport.
 type Config struct {
@@ -74,8 +81,9 @@ type Transport struct {
 	in      map[net.Conn]bool
 	closing atomic.Bool
 
-	rejected  atomic.Int64
-	malformed atomic.Int64
+	rejected     atomic.Int64
+	malformed    atomic.Int64
+	acceptErrors atomic.Int64
 
 	byFd  map[int32]*inConn // connections by socket, for Poll; under mu
 	watch atomic.Int32      // epoll instance watching every connection, for Pending (pending.go); -1 if none
@@ -219,18 +227,20 @@ func (t *Transport) dial(p int) (net.Conn, error) {
 	return c, nil
 }
 
+// accept serves incoming connections until the listener closes, riding
+// out failed accepts (internal/accept).
 func (t *Transport) accept() {
-	for {
-		c, err := t.ln.Accept()
-		if err != nil {
-			return
+	accept.Loop(t.ln, maxPendingHandshakes, t.onAcceptError, func(c net.Conn, handshaken func()) {
+		if t.track(c) {
+			t.serve(c, handshaken)
 		}
-		if !t.track(c) {
-			return
-		}
-		go t.serve(c)
-	}
+		handshaken()
+	})
 }
+
+// onAcceptError counts failed accepts (tests flood the listener into
+// EMFILE and wait for one).
+func (t *Transport) onAcceptError(error) { t.acceptErrors.Add(1) }
 
 // track records c so that Close closes it, or closes it at once and
 // reports false when the transport is already closing.
@@ -257,7 +267,12 @@ func (t *Transport) handshake(c net.Conn) (int, error) {
 	if string(head[:len(magic)]) != magic {
 		return 0, errors.New("not a gompi connection")
 	}
-	tok := make([]byte, binary.LittleEndian.Uint16(head[len(magic):]))
+	// The token's length is known: read no more than that before the
+	// peer has proved it belongs to the job.
+	if int(binary.LittleEndian.Uint16(head[len(magic):])) != len(t.cfg.Token) {
+		return 0, errors.New("wrong job token")
+	}
+	tok := make([]byte, len(t.cfg.Token))
 	var proc [4]byte
 	if _, err := io.ReadFull(c, tok); err != nil {
 		return 0, err
@@ -284,8 +299,9 @@ func (t *Transport) handshake(c net.Conn) (int, error) {
 // serve authenticates an incoming connection, adopts it for sending to its
 // process unless a connection to that process exists already, and delivers
 // its frames until it ends.
-func (t *Transport) serve(c net.Conn) {
+func (t *Transport) serve(c net.Conn, handshaken func()) {
 	p, err := t.handshake(c)
+	handshaken()
 	if err != nil {
 		t.rejected.Add(1)
 		t.untrack(c)

@@ -186,10 +186,16 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add(encode(transport.Header{Kind: transport.Req, Size: 1 << 40}))
 	f.Add(encode(transport.Header{Kind: transport.Data, Size: 1 << 39}))
 	f.Add([]byte{1, 0, 0})
+	// A frame between the harness's old 1 KiB buffer and smallFrame: it is
+	// assembled in the connection buffer, which must hold it whole.
+	f.Add(append(encode(transport.Header{Kind: transport.Data, Src: 0, Dst: 1, Size: 2000}), make([]byte, 2000)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ib := []*transport.Inbox{transport.NewInbox(), transport.NewInbox()}
 		tr := &Transport{cfg: Config{Inboxes: ib}}
-		ic := &inConn{t: tr, peer: Peer{Base: 0, N: 1 << 30}, buf: make([]byte, 1024)}
+		// The buffer newInConn gives a real connection: frames up to
+		// smallFrame are assembled in it, so a smaller one would stall on
+		// a well-formed frame and read as a decoder that never ends.
+		ic := &inConn{t: tr, peer: Peer{Base: 0, N: 1 << 30}, buf: make([]byte, 256<<10)}
 		src := bytes.NewReader(data)
 		ic.read = func(p []byte) (int, error) { return src.Read(p[:min(len(p), 7)]) }
 		// A read shorter than asked makes drain stop at a frame boundary

@@ -139,15 +139,21 @@ func where(c *mpi.Comm) error {
 		return err
 	}
 	tab6, _ := os.ReadFile("/proc/self/net/tcp6")
-	var peers []string
+	var peers, listens []string
 	for _, line := range strings.Split(string(tab4)+string(tab6), "\n") {
 		f := strings.Fields(line)
-		if len(f) < 10 || f[3] != "01" || !mine[f[9]] { // 01: established
+		if len(f) < 10 || !mine[f[9]] {
 			continue
 		}
-		peers = append(peers, hexIPv4(f[2]))
+		switch f[3] {
+		case "01": // established
+			peers = append(peers, hexIPv4(f[2]))
+		case "0A": // listening
+			listens = append(listens, hexIPv4(f[1]))
+		}
 	}
 	sort.Strings(peers)
+	sort.Strings(listens)
 	// Whether this process maps its own shared-memory segment (transport/shm
 	// names it by job and process; the file itself is unlinked by now).
 	maps, err := os.ReadFile("/proc/self/maps")
@@ -155,7 +161,8 @@ func where(c *mpi.Comm) error {
 		return err
 	}
 	seg := fmt.Sprintf("/dev/shm/gompi-%s-%s.shm", os.Getenv("GOMPI_JOB"), os.Getenv("GOMPI_PROC"))
-	fmt.Printf("where rank %d host %s netns %s shm %v tcp-peers %s\n", c.Rank(), os.Getenv("GOMPI_HOST"), ns, bytes.Contains(maps, []byte(seg)), strings.Join(peers, ","))
+	fmt.Printf("where rank %d host %s netns %s shm %v listens %s tcp-peers %s\n", c.Rank(), os.Getenv("GOMPI_HOST"), ns,
+		bytes.Contains(maps, []byte(seg)), strings.Join(listens, ","), strings.Join(peers, ","))
 	return nil
 }
 
@@ -163,6 +170,9 @@ func where(c *mpi.Comm) error {
 // tcp6's IPv4-mapped "0000000000000000FFFF00000100007F:1F90" too.
 func hexIPv4(s string) string {
 	h, _, _ := strings.Cut(s, ":")
+	if strings.Trim(h, "0") == "" {
+		return "*" // a wildcard listener, IPv4 or IPv6
+	}
 	if v4, ok := strings.CutPrefix(h, "0000000000000000FFFF0000"); ok {
 		h = v4
 	} else if len(h) != 8 {

@@ -1,0 +1,145 @@
+package mpi
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/transport/shm"
+	"github.com/gompi/gompi/vtime"
+)
+
+// settingChecks are the GOMPI_* variables a user may set, each with the
+// check of its value; docs/gompirun.md (ENVIRONMENT) lists the same. The
+// variables gompirun sets for each process (launch.Env) are checked by
+// launch.FromEnv; GOMPI_COLL_* by parseCollEnv.
+var settingChecks = map[string]func(string) error{
+	launch.EnvTransport: oneOf("tcp", "shm"),
+	launch.EnvListen: func(v string) error {
+		_, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return fmt.Errorf("want HOST:PORT (port 0: any free one)")
+		}
+		if _, err = strconv.ParseUint(port, 10, 16); err != nil {
+			return fmt.Errorf("port %q: want a number up to 65535", port)
+		}
+		return nil
+	},
+	launch.EnvHost: func(v string) error {
+		if strings.ContainsAny(v, "\t\n") {
+			return fmt.Errorf("a host name has no tab or newline")
+		}
+		return nil
+	},
+	launch.EnvHostProcs:       atLeast(1),
+	SpinEnv:                   atLeast(0),
+	EagerLimitEnv:             atLeast(0),
+	launch.EnvHostConcurrency: atLeast(1),
+	launch.EnvMachine: func(v string) error {
+		_, err := vtime.ParseMachine([]byte(v))
+		return err
+	},
+	launch.EnvCPUScale: func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 0) || math.IsInf(f, 1) {
+			return fmt.Errorf("want a number >= 0")
+		}
+		return nil
+	},
+	shm.RingEnv: shmCheck, shm.SpinEnv: shmCheck, shm.CMAEnv: shmCheck,
+}
+
+// shmCheck is the shared-memory transport's own check of its settings.
+func shmCheck(string) error { return shm.CheckEnv() }
+
+func oneOf(values ...string) func(string) error {
+	return func(v string) error {
+		for _, w := range values {
+			if v == w {
+				return nil
+			}
+		}
+		return fmt.Errorf("want one of %s, or unset", strings.Join(values, ", "))
+	}
+}
+
+func atLeast(min int) func(string) error {
+	return func(v string) error {
+		if n, err := strconv.Atoi(v); err != nil || n < min {
+			return fmt.Errorf("want a whole number >= %d", min)
+		}
+		return nil
+	}
+}
+
+// CheckSettings validates every GOMPI_* variable of the environment: a known setting with a bad value, or a GOMPI_* name
+// that gompi does not know (a typo), is an error naming it. gompirun calls
+// it before starting a job, and each process of a job again, so that a
+// mistyped setting stops the job instead of being ignored or changing its
+// transport behind the user's back.
+func CheckSettings() error {
+	job := map[string]bool{}
+	for _, kv := range (&launch.Env{}).Vars() {
+		name, _, _ := strings.Cut(kv, "=")
+		job[name] = true
+	}
+	var unknown []string
+	for _, kv := range os.Environ() {
+		name, val, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "GOMPI_") || job[name] || val == "" { // empty: unset
+
+			continue
+		}
+		if rest, ok := strings.CutPrefix(name, CollEnvPrefix); ok {
+			k := collKindNamed(rest)
+			if k < 0 {
+				unknown = append(unknown, name)
+				continue
+			}
+			if err := parseCollEnv(func(n string) string { return map[string]string{name: val}[n] }).err[k]; err != nil {
+				return err
+			}
+			continue
+		}
+		check, ok := settingChecks[name]
+		if !ok {
+			unknown = append(unknown, name)
+			continue
+		}
+		if err := check(val); err != nil {
+			if strings.HasPrefix(err.Error(), "shm: ") {
+				return err
+			}
+			return fmt.Errorf("%s=%q: %v", name, val, err)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("unknown setting %s (known: %s)", strings.Join(unknown, ", "), knownSettings())
+	}
+	return nil
+}
+
+// collKindNamed is the collective of a GOMPI_COLL_ suffix, or -1.
+func collKindNamed(name string) collKind {
+	for k, n := range collNames {
+		if n == name {
+			return collKind(k)
+		}
+	}
+	return -1
+}
+
+// knownSettings lists the settings' names, for the unknown-name error.
+func knownSettings() string {
+	var names []string
+	for n := range settingChecks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ") + ", " + CollEnvPrefix + "{" + strings.Join(collNames[:], ",") + "}"
+}

@@ -1,0 +1,40 @@
+package mpi
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckSettings: every GOMPI_* setting is checked, a bad value is an
+// error naming the variable, and so is a GOMPI_* name gompi does not know.
+func TestCheckSettings(t *testing.T) {
+	good := map[string]string{
+		"GOMPI_TRANSPORT": "shm", "GOMPI_TCP_LISTEN": "127.0.0.1:0", "GOMPI_SPIN": "0",
+		"GOMPI_EAGER_LIMIT": "65536", "GOMPI_SHM_RING": "65536", "GOMPI_SHM_SPIN": "200us",
+		"GOMPI_SHM_CMA": "0", "GOMPI_HOST": "node-a", "GOMPI_HOST_NPROCS": "2",
+		"GOMPI_VHOST_CONCURRENCY": "4", "GOMPI_VCPU_SCALE": "0.5", "GOMPI_COLL_BCAST": "auto",
+		"GOMPI_JOB": "anything: checked by launch.FromEnv",
+	}
+	for k, v := range good {
+		t.Setenv(k, v)
+	}
+	if err := CheckSettings(); err != nil {
+		t.Fatalf("good settings refused: %v", err)
+	}
+	for _, bad := range [][2]string{
+		{"GOMPI_SHM_RING", "abc"}, {"GOMPI_SHM_SPIN", "fast"}, {"GOMPI_SHM_CMA", "yes"},
+		{"GOMPI_TRANSPORT", "udp"}, {"GOMPI_TCP_LISTEN", "localhost"}, {"GOMPI_TCP_LISTEN", "127.0.0.1:http"},
+		{"GOMPI_SPIN", "-1"}, {"GOMPI_EAGER_LIMIT", "1k"}, {"GOMPI_HOST_NPROCS", "x"},
+		{"GOMPI_HOST", "a\tb"}, {"GOMPI_VHOST_CONCURRENCY", "0"}, {"GOMPI_VCPU_SCALE", "-1"},
+		{"GOMPI_VMACHINE", "{"}, {"GOMPI_COLL_BCAST", "fastest"},
+		{"GOMPI_COLL_BCST", "auto"}, {"GOMPI_SHM_RNG", "65536"},
+	} {
+		t.Run(bad[0]+"="+bad[1], func(t *testing.T) {
+			t.Setenv(bad[0], bad[1])
+			err := CheckSettings()
+			if err == nil || !strings.Contains(err.Error(), bad[0]) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%s=%q: error %v; want one line naming it", bad[0], bad[1], err)
+			}
+		})
+	}
+}
