@@ -130,6 +130,8 @@ var zeroCalls = []struct {
 	{"Run", true, func() error { return Run(0, nil) }},
 	{"Run", true, func() error { return Run(1, nil) }},
 	{"WithEagerLimit", false, func() error { WithEagerLimit(0); return nil }},
+	// Reads the environment, not its arguments: only that it does not panic.
+	{"CheckSettings", false, func() error { _ = CheckSettings(); return nil }},
 	{"WithClocks", false, func() error { WithClocks(nil); return nil }},
 	{"WithVirtual", false, func() error { return Run(1, func(*Comm) error { return nil }, WithVirtual(nil)) }},
 	{"NewVirtual", true, func() error { _, err := NewVirtual(nil, 0, 0); return err }},
