@@ -49,6 +49,7 @@ type Inbox struct {
 	pollers  []Poller
 	handoffs []Handoff
 	spin     int
+	landings landings // landing.go
 }
 
 // NewInbox returns an empty inbox that spins SpinIters times before it
