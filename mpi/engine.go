@@ -95,7 +95,7 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 	limit := r.eagerLimit
 	if r.targetEager != nil {
 		limit = r.targetEager(r.id, dst)
-	} else if uint(dst-r.w.base) >= uint(len(r.w.ranks)) {
+	} else if r.remote(dst) {
 		limit = r.eagerRemote
 	}
 	if !sync && len(buf) <= limit {
@@ -192,6 +192,11 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 	q.status.Source = q.comm.rankOfWorld(int(f.Src))
 	q.status.Tag = int(f.Tag)
 	r.recvs[q.id] = q
+	if r.remote(int(f.Src)) {
+		// A transport reading the DATA off a stream puts it straight
+		// into q's buffer (transport/landing.go).
+		r.inbox.ExpectPayload(q.id, q.buf)
+	}
 	ack := transport.NewFrame()
 	ack.Header = transport.Header{
 		Kind: transport.Ack, Context: f.Context, Src: int32(r.id), Dst: f.Src, Tag: f.Tag,
@@ -204,6 +209,7 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 func (r *rank) sendReply(q *Request, ack *transport.Frame) {
 	if err := r.send(ack); err != nil {
 		delete(r.recvs, q.id)
+		r.inbox.ForgetPayload(q.id)
 		q.err = err
 		q.complete()
 	}
@@ -294,6 +300,9 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 	case transport.Data: // receive the DATA
 		if f.Flags&transport.FlagRendezvous != 0 {
 			delete(r.recvs, f.RecvID)
+			if r.remote(int(f.Src)) {
+				r.inbox.ForgetPayload(f.RecvID) // if no transport took it
+			}
 		} else {
 			r.unpost(q, idx)
 		}
@@ -301,6 +310,9 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		r.copyOut(q, f)
 	}
 }
+
+// remote reports whether world rank id lives in another process.
+func (r *rank) remote(id int) bool { return uint(id-r.w.base) >= uint(len(r.w.ranks)) }
 
 func (r *rank) unpost(q *Request, idx int) {
 	if idx < 0 || idx >= len(r.posted) || r.posted[idx] != q {

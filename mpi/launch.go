@@ -217,9 +217,11 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	}
 	for _, ib := range inboxes {
 		ib.SetSpin(spin)
-		if tcpPeers && spin > 0 {
+		if tcpPeers {
+			// Spinning waits ask the connections now and then, and a
+			// test (MPI_Test) drains them itself (Inbox.NextNow).
 			ib.AddHandoff(tr)
-			if !shmPeers {
+			if spin > 0 && !shmPeers {
 				// Nothing else to poll: a waiting rank drains the
 				// connections itself (transport/tcp Poll).
 				ib.AddPoller(tr)

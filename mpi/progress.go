@@ -25,7 +25,12 @@ func (r *rank) waitPhase(done func() bool, block bool, where waitSite, reqs []*R
 			})
 		}
 		for !done() { // lines 11-20
-			f := r.inbox.Next()
+			var f *transport.Frame
+			if block {
+				f = r.inbox.Next()
+			} else {
+				f = r.inbox.NextNow() // no park follows to let the transports' goroutines deliver
+			}
 			if f == nil {
 				if r.resolveEarly(block) {
 					continue // a stall of Algorithm 2: virtual_stall.go

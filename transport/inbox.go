@@ -49,6 +49,7 @@ type Inbox struct {
 	pollers  []Poller
 	handoffs []Handoff
 	spin     int
+	landings landings // landing.go
 }
 
 // NewInbox returns an empty inbox that spins SpinIters times before it
@@ -89,6 +90,43 @@ func (ib *Inbox) AddPoller(p Poller) { ib.pollers = append(ib.pollers, p) }
 // AddHandoff registers a source whose pending frames end a spin. Call
 // before the owner starts.
 func (ib *Inbox) AddHandoff(h Handoff) { ib.handoffs = append(ib.handoffs, h) }
+
+// NextNow is Next for a caller that will not wait (MPI_Test and its
+// kin): when nothing is queued it also has the Handoff sources that are
+// Pollers deliver what they hold (a TCP connection's bytes), from this
+// goroutine. Next leaves them to their own goroutines, which a waiting
+// owner makes room for by sleeping; an owner that polls in a loop never
+// does, and with one processor those goroutines ran only when the
+// scheduler preempted the loop, every 10 ms or more, so that a rank
+// polling Test saw frames already on its sockets late or, as it seemed,
+// never. MPI libraries make the same progress inside MPI_Test: MPICH's
+// reads its sockets there.
+func (ib *Inbox) NextNow() *Frame {
+	if f := ib.Next(); f != nil {
+		return f
+	}
+	got := false
+	for _, h := range ib.handoffs {
+		if p, ok := h.(Poller); ok && !ib.polls(p) && p.Poll(ib) {
+			got = true
+		}
+	}
+	if got {
+		return ib.q.pop()
+	}
+	return nil
+}
+
+// polls reports whether p is a registered poller, which Next has polled
+// already.
+func (ib *Inbox) polls(p Poller) bool {
+	for _, q := range ib.pollers {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
 
 // SetSpin sets how many times Park re-checks for work before it sleeps (0:
 // sleep at once). Call before the owner starts.

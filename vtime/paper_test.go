@@ -438,6 +438,28 @@ func TestAlgorithm2Line23EarlyMessageDueInsideWait(t *testing.T) {
 	}
 }
 
+// TestAlgorithm2Line23MessageArrivingAsTheWaitEnds: line 23's test is
+// t_a(m) <= A_WT_end[num]: a message that reaches the target at the very
+// instant the wait ends is still this wait's to deal with, not left in the
+// early queue for a later wait (which would answer it later).
+func TestAlgorithm2Line23MessageArrivingAsTheWaitEnds(t *testing.T) {
+	r := NewRank(tianhe(t, 24), 0, nil, 0)
+	r.SimStart()
+	a := newAlg2(r)
+	a.wait(false,
+		tmsg{name: "x", m: Message{Kind: REQ, Arrival: 3, Peer: 12}, opStarted: true},
+		tmsg{name: "c", m: Message{Kind: DATA, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true})
+	if r.tv != 3 {
+		t.Fatalf("wait ended at %g, want 3 (c's DATA)", r.tv)
+	}
+	if n, ok := a.dealtIn["x"]; !ok || n != 0 || len(a.early) != 0 {
+		t.Fatalf("x, arriving at the wait's end, not dealt by lines 22-27 of wait 0: dealt %v, early queue %v", a.dealtIn, a.early)
+	}
+	if want := 3 + lh(3); !near(a.reply["x"], want) {
+		t.Errorf("ACK for x arrives at %g, want t_a + l = %g", a.reply["x"], want)
+	}
+}
+
 func TestAlgorithm2Line16UnexpectedQueue(t *testing.T) {
 	r := NewRank(tianhe(t, 24), 0, nil, 0)
 	r.SimStart()

@@ -141,6 +141,32 @@ func TestBcastTruncationAcrossProcesses(t *testing.T) {
 	}
 }
 
+// TestPollingEveryTestVariant completes traffic by polling only (Test,
+// Testany, Testsome, Testall; eager and rendezvous sizes; a truncating
+// receive each round: the job's poll mode) over TCP, with spinning ranks
+// and with ranks that sleep at once (GOMPI_SPIN=0, what a machine with
+// fewer cores than ranks gets), over shared memory, and in one process. A
+// rank polling Test over TCP used to see frames only when the scheduler
+// preempted it, every 10 ms or more (transport.Inbox.NextNow); a lost
+// frame would run into -timeout.
+func TestPollingEveryTestVariant(t *testing.T) {
+	poll := []string{"-timeout", "25s", jobProg, "-mode", "poll", "-rounds", "32"}
+	for _, c := range []struct {
+		name string
+		env  []string
+		np   []string
+	}{
+		{"tcp", tcp, []string{"-np", "3"}},
+		{"tcp, no spinning", append([]string{"GOMPI_SPIN=0"}, tcp...), []string{"-np", "3"}},
+		{"shm", nil, []string{"-np", "3"}},
+		{"in-process", nil, []string{"-np", "1", "-ranks", "3"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantRing(t, gorun(t, c.env, append(c.np, poll...)...), 3)
+		})
+	}
+}
+
 // pids collects the "pid N" lines hang-mode ranks print.
 var pidLine = regexp.MustCompile(`pid (\d+) rank (\d+)`)
 

@@ -38,8 +38,11 @@ type inConn struct {
 	buf  []byte // received bytes not yet parsed: buf[r:w]
 	r, w int
 	big  *transport.Frame // a frame whose large payload is being read straight into it
-	got  int64            // payload bytes of big received so far
-	dead bool
+	got  int64            // payload bytes of big received so far, kept or dropped
+	// landed says that big's Payload is the receiving rank's own buffer
+	// (transport.Inbox.TakePayloadDest): what does not fit is dropped.
+	landed bool
+	dead   bool
 
 	// short records that the last read returned less than it asked for:
 	// the socket was empty then, and anything arriving since raises a new
@@ -123,22 +126,19 @@ func (ic *inConn) drain() (bool, error) {
 // step makes one unit of progress: a read, or a parsed frame.
 func (ic *inConn) step(delivered *bool) (bool, error) {
 	if f := ic.big; f != nil { // reading a large payload in place
-		if ic.got == int64(len(f.Payload)) && ic.got < f.Size {
-			grown := make([]byte, min(f.Size, 2*int64(len(f.Payload))))
-			copy(grown, f.Payload)
-			f.Payload = grown
+		if ic.got < f.Size {
+			n, err := ic.read(ic.bigSpace(f))
+			if err != nil {
+				return false, noEOF(err)
+			}
+			ic.got += int64(n)
+			if ic.got < f.Size {
+				return n > 0, nil
+			}
 		}
-		n, err := ic.read(f.Payload[ic.got:])
-		if err != nil {
-			return false, noEOF(err)
-		}
-		ic.got += int64(n)
-		if ic.got == f.Size {
-			ic.big = nil
-			*delivered = true
-			return true, ic.deliver(f)
-		}
-		return n > 0, nil
+		ic.big = nil
+		*delivered = true
+		return true, ic.deliver(f)
 	}
 	avail := ic.buf[ic.r:ic.w]
 	if len(avail) >= transport.HeaderSize {
@@ -148,12 +148,7 @@ func (ic *inConn) step(delivered *bool) (bool, error) {
 		}
 		n := h.PayloadLen()
 		if n > smallFrame {
-			f := transport.NewFrame()
-			f.Header = h
-			f.Payload = make([]byte, min(n, readChunk))
-			ic.got = int64(copy(f.Payload, avail[transport.HeaderSize:]))
-			ic.r += transport.HeaderSize + int(ic.got)
-			ic.big = f
+			ic.startBig(h, avail[transport.HeaderSize:])
 			return true, nil
 		}
 		if int64(len(avail)) >= transport.HeaderSize+n {
@@ -185,6 +180,63 @@ func (ic *inConn) step(delivered *bool) (bool, error) {
 	}
 	ic.w += n
 	return n > 0, nil
+}
+
+// startBig begins a frame whose payload is too large for the connection
+// buffer, with head, the payload bytes already in that buffer. A
+// rendezvous DATA goes straight into the buffer its receive registered, so
+// the message costs the receiver no memory of its own; anything else into
+// an allocation that grows as its bytes arrive (a header announcing a huge
+// size costs memory only as its bytes really come).
+func (ic *inConn) startBig(h transport.Header, head []byte) {
+	f := transport.NewFrame()
+	f.Header = h
+	n := h.PayloadLen()
+	ic.landed = false
+	if dst, ok := ic.landing(&h); ok {
+		f.Payload = dst[:min(int64(len(dst)), n)]
+		ic.landed = true
+	} else {
+		f.Payload = make([]byte, min(n, readChunk))
+	}
+	have := min(int64(len(head)), n)
+	copy(f.Payload, head[:have]) // a landed payload may keep less
+	ic.got = have
+	ic.r += transport.HeaderSize + int(have)
+	if ic.r == ic.w { // the payload continues on the socket
+		ic.r, ic.w = 0, 0
+	}
+	ic.big = f
+}
+
+// landing returns the receive buffer registered for rendezvous DATA h, if
+// its destination is a rank of this process that registered one.
+func (ic *inConn) landing(h *transport.Header) ([]byte, bool) {
+	d, s := int(h.Dst)-ic.t.cfg.Base, int(h.Src)
+	if h.Kind != transport.Data || h.Flags&transport.FlagRendezvous == 0 || d < 0 || d >= len(ic.t.cfg.Inboxes) ||
+		s < ic.peer.Base || s >= ic.peer.Base+ic.peer.N {
+		return nil, false // misrouted frames are refused by deliver
+	}
+	return ic.t.cfg.Inboxes[d].TakePayloadDest(h.RecvID)
+}
+
+// bigSpace is where the next bytes of big frame f's payload are read: the
+// rest of its payload buffer, grown when it is full and more is due; or,
+// once a landed payload's buffer is full, the connection buffer, whose
+// bytes are dropped (the receive truncates). The connection buffer is empty
+// while a large payload is read: the payload took all it held.
+func (ic *inConn) bigSpace(f *transport.Frame) []byte {
+	due := f.Size - ic.got
+	switch {
+	case ic.got < int64(len(f.Payload)):
+		return f.Payload[ic.got:]
+	case ic.landed:
+		return ic.buf[:min(int64(len(ic.buf)), due)]
+	}
+	grown := make([]byte, min(f.Size, 2*int64(len(f.Payload))))
+	copy(grown, f.Payload)
+	f.Payload = grown
+	return f.Payload[ic.got:]
 }
 
 // deliver checks that f comes from a rank of the peer and goes to a rank of

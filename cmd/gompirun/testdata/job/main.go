@@ -19,12 +19,15 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, error, abort, panic, exit0, hang, nonewline, stdin, stdinsum, where, bcasttrunc")
+	mode := flag.String("mode", "ring", "ring, poll, error, abort, panic, exit0, hang, nonewline, stdin, stdinsum, where, bcasttrunc")
+	rounds := flag.Int("rounds", 64, "rounds of the poll mode")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
 		switch *mode {
 		case "ring":
 			return ring(c)
+		case "poll":
+			return poll(c, *rounds)
 		case "error":
 			if c.Rank() == 1 {
 				return errors.New("boom")
