@@ -40,10 +40,10 @@ func (c *Comm) crecv(buf []byte, from, tag int) *Request {
 // the ErrInStatus wrapper: a collective has no statuses to inspect).
 func waitColl(reqs ...*Request) error {
 	if len(reqs) == 1 {
-		_, err := reqs[0].Wait()
+		_, err := reqs[0].wait()
 		return err
 	}
-	st, err := Waitall(reqs)
+	st, err := waitall(reqs)
 	if err == nil {
 		return nil
 	}
@@ -121,6 +121,7 @@ func (c *Comm) Barrier() error {
 	if err := c.begin(); err != nil {
 		return err
 	}
+	c.enter(callBarrier, 0, 0)
 	n, me := c.Size(), c.rank
 	for mask := 1; mask < n; mask <<= 1 {
 		if err := c.exchange(nil, (me+mask)%n, nil, (me-mask+n)%n, tagBarrier); err != nil {

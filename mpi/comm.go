@@ -134,6 +134,7 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	c.enter(callDup, 0, 0)
 	id, err := c.agreeContext()
 	if err != nil {
 		return nil, err
@@ -151,6 +152,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if g == nil {
 		return nil, errorf(ClassGroup, "Create: nil group")
 	}
+	c.enter(callCreate, 0, 0)
 	for i := 0; i < g.n; i++ {
 		if c.group.rankOf(g.worldRank(i)) == Undefined {
 			return nil, errorf(ClassGroup, "Create: group member %d (world rank %d) is not in the communicator", i, g.worldRank(i))
@@ -179,6 +181,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	c.enter(callSplit, 0, 0)
 	if color < 0 && color != Undefined {
 		return nil, errorf(ClassArg, "Split: color %d must be non-negative or Undefined", color)
 	}
@@ -270,7 +273,7 @@ func (c *Comm) splitRoot(all []byte) ([]byte, error) {
 		}
 		lo = hi
 	}
-	if _, err := Waitall(reqs); err != nil {
+	if _, err := waitall(reqs); err != nil {
 		return nil, err
 	}
 	return mine, nil

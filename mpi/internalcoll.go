@@ -19,7 +19,7 @@ func (c *Comm) recvAlloc(src, tag int) ([]byte, error) {
 	}
 	buf := make([]byte, st.Bytes)
 	q := c.r.irecv(c, buf, c.group.worldRank(src), tag, c.ctx+1)
-	_, err = q.Wait()
+	_, err = q.wait()
 	return buf, err
 }
 
@@ -30,13 +30,13 @@ func (c *Comm) allreduceBytes(buf []byte, tag int, combine func(acc, in []byte))
 	tmp := make([]byte, len(buf))
 	for mask := 1; mask < n; mask <<= 1 { // binomial reduce to 0
 		if me&mask != 0 {
-			if _, err := c.r.isend(c, buf, c.group.worldRank(me-mask), tag, ctx, false).Wait(); err != nil {
+			if _, err := c.r.isend(c, buf, c.group.worldRank(me-mask), tag, ctx, false).wait(); err != nil {
 				return err
 			}
 			break
 		}
 		if me+mask < n {
-			if _, err := c.r.irecv(c, tmp, c.group.worldRank(me+mask), tag, ctx).Wait(); err != nil {
+			if _, err := c.r.irecv(c, tmp, c.group.worldRank(me+mask), tag, ctx).wait(); err != nil {
 				return err
 			}
 			combine(buf, tmp)
@@ -51,7 +51,7 @@ func (c *Comm) bcastBytes(buf []byte, tag int) error {
 	mask := 1
 	for mask < n {
 		if me&mask != 0 {
-			if _, err := c.r.irecv(c, buf, c.group.worldRank(me-mask), tag, ctx).Wait(); err != nil {
+			if _, err := c.r.irecv(c, buf, c.group.worldRank(me-mask), tag, ctx).wait(); err != nil {
 				return err
 			}
 			break
@@ -60,7 +60,7 @@ func (c *Comm) bcastBytes(buf []byte, tag int) error {
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if me+mask < n {
-			if _, err := c.r.isend(c, buf, c.group.worldRank(me+mask), tag, ctx, false).Wait(); err != nil {
+			if _, err := c.r.isend(c, buf, c.group.worldRank(me+mask), tag, ctx, false).wait(); err != nil {
 				return err
 			}
 		}
@@ -77,7 +77,7 @@ func (c *Comm) gatherBytes(mine []byte, tag int) ([]byte, error) {
 	acc := append([]byte(nil), mine...)
 	for mask := 1; mask < n; mask <<= 1 {
 		if me&mask != 0 {
-			if _, err := c.r.isend(c, acc, c.group.worldRank(me-mask), tag, ctx, false).Wait(); err != nil {
+			if _, err := c.r.isend(c, acc, c.group.worldRank(me-mask), tag, ctx, false).wait(); err != nil {
 				return nil, err
 			}
 			return nil, nil
@@ -85,7 +85,7 @@ func (c *Comm) gatherBytes(mine []byte, tag int) ([]byte, error) {
 		if me+mask < n {
 			cnt := min(mask, n-me-mask)
 			part := make([]byte, cnt*bs)
-			if _, err := c.r.irecv(c, part, c.group.worldRank(me+mask), tag, ctx).Wait(); err != nil {
+			if _, err := c.r.irecv(c, part, c.group.worldRank(me+mask), tag, ctx).wait(); err != nil {
 				return nil, err
 			}
 			acc = append(acc, part...)

@@ -229,7 +229,7 @@ func TestKillRank(t *testing.T) {
 
 func testKillRank(t *testing.T, env []string) {
 	began := time.Now()
-	cmd, out, errb := start(t, env, "-np", "3", "-timeout", "20s", jobProg, "-mode", "hang")
+	cmd, out, errb := start(t, env, "-np", "3", "-timeout", "20s", jobProg, "-mode", "stuck")
 	pids := waitPids(t, out, 3)
 	syscall.Kill(pids[1], syscall.SIGKILL)
 	r := finish(t, cmd, out, errb, began)
@@ -243,7 +243,7 @@ func testKillRank(t *testing.T, env []string) {
 func TestGompirunKilled(t *testing.T) {
 	for name, env := range map[string][]string{"tcp": tcp, "auto": nil} {
 		t.Run(name, func(t *testing.T) {
-			cmd, out, errb := start(t, env, "-np", "3", "-ranks", "4", jobProg, "-mode", "hang")
+			cmd, out, errb := start(t, env, "-np", "3", "-ranks", "4", jobProg, "-mode", "stuck")
 			pids := waitPids(t, out, 4)
 			cmd.Process.Kill()
 			finish(t, cmd, out, errb, time.Now())
@@ -254,7 +254,7 @@ func TestGompirunKilled(t *testing.T) {
 
 func TestInterruptIsForwarded(t *testing.T) {
 	began := time.Now()
-	cmd, out, errb := start(t, nil, "-np", "2", jobProg, "-mode", "hang")
+	cmd, out, errb := start(t, nil, "-np", "2", jobProg, "-mode", "stuck")
 	pids := waitPids(t, out, 2)
 	cmd.Process.Signal(syscall.SIGINT)
 	r := finish(t, cmd, out, errb, began)
@@ -264,10 +264,15 @@ func TestInterruptIsForwarded(t *testing.T) {
 	noneLeft(t, pids)
 }
 
+// TestTimeout: a job that runs past -timeout is stopped, and the report
+// says what each rank was doing: rank 0 computes, rank 1 waits for it.
 func TestTimeout(t *testing.T) {
-	r := gorun(t, nil, "-np", "2", "-timeout", "1s", jobProg, "-mode", "hang")
-	if r.code != 124 || r.stderr != "gompirun: job timed out after 1s\n" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	r := gorun(t, nil, "-np", "2", "-timeout", "3s", jobProg, "-mode", "stuck")
+	want := "gompirun: job timed out after 3s; its ranks were:\n" +
+		"  rank 0 not blocked in MPI (computing, polling or between waits)\n" +
+		"  rank 1 in Recv from 0 tag 99\n"
+	if r.code != 124 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want 124 and %q", r.code, r.stderr, want)
 	}
 	noneLeft(t, pidsOf(r.stdout))
 }
