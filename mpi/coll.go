@@ -72,10 +72,10 @@ func (c *Comm) waitColl(reqs ...*Request) error {
 
 func waitReqs(reqs []*Request) error {
 	if len(reqs) == 1 {
-		_, err := reqs[0].Wait()
+		_, err := reqs[0].wait()
 		return err
 	}
-	st, err := Waitall(reqs)
+	st, err := waitall(reqs)
 	if err == nil {
 		return nil
 	}
@@ -153,6 +153,7 @@ func (c *Comm) Barrier() error {
 	if err := c.begin(); err != nil {
 		return err
 	}
+	c.enter(callBarrier, 0, 0)
 	n, me := c.Size(), c.rank
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {

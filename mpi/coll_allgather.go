@@ -4,6 +4,7 @@ package mpi
 // rank (MPI_Allgather). Every rank sends len(send) elements; recv must hold
 // Size()*len(send).
 func Allgather[T Numeric](c *Comm, send, recv []T) error {
+	c.enter(callAllgather, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -18,6 +19,7 @@ func Allgather[T Numeric](c *Comm, send, recv []T) error {
 // AllgatherInPlace is Allgather with MPI_IN_PLACE: buf holds Size() equal
 // blocks, the caller's own already at its position.
 func AllgatherInPlace[T Numeric](c *Comm, buf []T) error {
+	c.enter(callAllgather, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -32,12 +34,14 @@ func AllgatherInPlace[T Numeric](c *Comm, buf []T) error {
 // land at recv[displs[i]:displs[i]+counts[i]] on every rank
 // (MPI_Allgatherv).
 func Allgatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int) error {
+	c.enter(callAllgatherv, 0, 0)
 	return allgatherv(c, send, recv, counts, displs, false)
 }
 
 // AllgathervInPlace is Allgatherv with MPI_IN_PLACE: the caller's block is
 // already at buf[displs[rank]:].
 func AllgathervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int) error {
+	c.enter(callAllgatherv, 0, 0)
 	return allgatherv(c, nil, buf, counts, displs, true)
 }
 

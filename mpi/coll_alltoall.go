@@ -4,6 +4,7 @@ package mpi
 // block j of recv, on every rank (MPI_Alltoall). len(send) must be a
 // multiple of Size(); recv must be at least as long.
 func Alltoall[T Numeric](c *Comm, send, recv []T) error {
+	c.enter(callAlltoall, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -24,6 +25,7 @@ func Alltoall[T Numeric](c *Comm, send, recv []T) error {
 // send and is replaced by the blocks received. As in MPICH it runs as
 // pairwise exchanges, each replacing one block.
 func AlltoallInPlace[T Numeric](c *Comm, buf []T) error {
+	c.enter(callAlltoall, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -183,6 +185,7 @@ func (c *Comm) alltoallReplace(blk func(j int) []byte, maxb int) error {
 // recv[recvDispls[j]:][:recvCounts[j]] (MPI_Alltoallv). As in MPICH all
 // sends and receives are posted at once, in batches.
 func Alltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv []T, recvCounts, recvDispls []int) error {
+	c.enter(callAlltoallv, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -214,6 +217,7 @@ func Alltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv 
 // send, counts[j] elements at displs[j] for rank j, and each is replaced by
 // the block rank j sends (which must have the same count).
 func AlltoallvInPlace[T Numeric](c *Comm, buf []T, counts, displs []int) error {
+	c.enter(callAlltoallv, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}

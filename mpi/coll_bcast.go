@@ -3,6 +3,7 @@ package mpi
 // Bcast sends buf of rank root to every rank of c, which receive it into
 // their buf (MPI_Bcast). Every rank passes a buffer of the same length.
 func Bcast[T Numeric](c *Comm, buf []T, root int) error {
+	c.enter(callBcast, root, 0)
 	return c.bcast(asBytes(buf), root)
 }
 

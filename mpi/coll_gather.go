@@ -4,6 +4,7 @@ package mpi
 // (MPI_Gather). Every rank sends len(send) elements (the same on all); recv
 // is used only at root, where it must hold Size()*len(send) elements.
 func Gather[T Numeric](c *Comm, send, recv []T, root int) error {
+	c.enter(callGather, root, 0)
 	var out []byte
 	if c != nil && c.rank == root {
 		need := c.Size() * len(send)
@@ -19,6 +20,7 @@ func Gather[T Numeric](c *Comm, send, recv []T, root int) error {
 // whole receive buffer with its own block already at its position; the
 // other ranks pass their block. The block size is len(buf)/Size() at root.
 func GatherInPlace[T Numeric](c *Comm, buf []T, root int) error {
+	c.enter(callGather, root, 0)
 	if c != nil && c.rank == root {
 		if err := c.begin(); err != nil {
 			return err
@@ -91,6 +93,7 @@ func subtree(rel, n int) int {
 // into recv (MPI_Scatter). The block size is len(recv) (the same on all);
 // send is used only at root, where it must hold Size()*len(recv) elements.
 func Scatter[T Numeric](c *Comm, send, recv []T, root int) error {
+	c.enter(callScatter, root, 0)
 	var in []byte
 	if c != nil && c.rank == root {
 		need := c.Size() * len(recv)
@@ -106,6 +109,7 @@ func Scatter[T Numeric](c *Comm, send, recv []T, root int) error {
 // whole send buffer and keeps its own block where it is; the other ranks
 // pass their receive block.
 func ScatterInPlace[T Numeric](c *Comm, buf []T, root int) error {
+	c.enter(callScatter, root, 0)
 	if c != nil && c.rank == root {
 		if err := c.begin(); err != nil {
 			return err
@@ -193,12 +197,14 @@ func checkV(what string, n int, counts, displs []int, blen int) error {
 // len(send) must equal counts[i]. counts and displs are used only at root.
 // The root receives from every rank directly, as MPICH does.
 func Gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int) error {
+	c.enter(callGatherv, root, 0)
 	return gatherv(c, send, recv, counts, displs, root, false)
 }
 
 // GathervInPlace is Gatherv with MPI_IN_PLACE at the root: root's own block
 // is already at recv[displs[root]:]; the other ranks pass their block in buf.
 func GathervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int, root int) error {
+	c.enter(callGatherv, root, 0)
 	return gatherv(c, buf, buf, counts, displs, root, true)
 }
 
@@ -246,6 +252,7 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 // as in MPICH an empty block is not sent at all). counts and displs are used
 // only at root, which sends to every rank directly, as MPICH does.
 func Scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
+	c.enter(callScatterv, root, 0)
 	return scatterv(c, send, counts, displs, recv, root, false)
 }
 
@@ -253,6 +260,7 @@ func Scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root
 // send buffer and keeps its own block where it is; the others pass their
 // receive buffer.
 func ScattervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int, root int) error {
+	c.enter(callScatterv, root, 0)
 	return scatterv(c, buf, counts, displs, buf, root, true)
 }
 

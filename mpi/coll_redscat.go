@@ -10,6 +10,7 @@ import (
 // first counts[0]+...+counts[i-1] into recv (MPI_Reduce_scatter). len(send)
 // must be the sum of counts.
 func ReduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op) error {
+	c.enter(callReduceScatter, 0, 0)
 	return reduceScatter(c, send, recv, counts, op, "ReduceScatter")
 }
 
@@ -17,12 +18,14 @@ func ReduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op) erro
 // whole contribution, and the caller's part of the result is left at its
 // start.
 func ReduceScatterInPlace[T Numeric](c *Comm, buf []T, counts []int, op Op) error {
+	c.enter(callReduceScatter, 0, 0)
 	return reduceScatter(c, buf, buf, counts, op, "ReduceScatterInPlace")
 }
 
 // ReduceScatterBlock is ReduceScatter with len(recv) elements for every
 // rank; len(send) must be Size()*len(recv) (MPI_Reduce_scatter_block).
 func ReduceScatterBlock[T Numeric](c *Comm, send, recv []T, op Op) error {
+	c.enter(callReduceScatterBlock, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -33,6 +36,7 @@ func ReduceScatterBlock[T Numeric](c *Comm, send, recv []T, op Op) error {
 // holds Size() equal blocks, and the caller's block of the result is left
 // at its start.
 func ReduceScatterBlockInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	c.enter(callReduceScatterBlock, 0, 0)
 	if err := c.begin(); err != nil {
 		return err
 	}

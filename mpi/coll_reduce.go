@@ -4,6 +4,7 @@ package mpi
 // of rank root (MPI_Reduce). recv is only used at root, where it must hold
 // at least len(send) elements; the others may pass nil.
 func Reduce[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
+	c.enter(callReduce, root, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -22,6 +23,7 @@ func Reduce[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
 // its contribution in buf, and root's buf is replaced by the result. The
 // other ranks' buf is left unchanged.
 func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
+	c.enter(callReduce, root, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -36,6 +38,7 @@ func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
 // Allreduce combines send of every rank with op into recv of every rank
 // (MPI_Allreduce). recv must hold at least len(send) elements.
 func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
+	c.enter(callAllreduce, 0, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -49,6 +52,7 @@ func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
 // AllreduceInPlace is Allreduce with MPI_IN_PLACE: buf holds the rank's
 // contribution and is replaced by the result.
 func AllreduceInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	c.enter(callAllreduce, 0, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err

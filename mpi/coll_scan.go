@@ -4,6 +4,7 @@ package mpi
 // order (MPI_Scan, an inclusive prefix reduction). recv must hold at least
 // len(send) elements.
 func Scan[T Numeric](c *Comm, send, recv []T, op Op) error {
+	c.enter(callScan, 0, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -17,6 +18,7 @@ func Scan[T Numeric](c *Comm, send, recv []T, op Op) error {
 // ScanInPlace is Scan with MPI_IN_PLACE: buf holds the contribution and is
 // replaced by the prefix result.
 func ScanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	c.enter(callScan, 0, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -28,6 +30,7 @@ func ScanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 // (MPI_Exscan, an exclusive prefix reduction). Rank 0's recv is left
 // unchanged (MPI leaves it undefined).
 func Exscan[T Numeric](c *Comm, send, recv []T, op Op) error {
+	c.enter(callExscan, 0, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -40,6 +43,7 @@ func Exscan[T Numeric](c *Comm, send, recv []T, op Op) error {
 
 // ExscanInPlace is Exscan with MPI_IN_PLACE.
 func ExscanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
+	c.enter(callExscan, 0, 0)
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err

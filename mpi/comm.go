@@ -168,6 +168,7 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	c.enter(callDup, 0, 0)
 	id, err := c.agreeContext()
 	if err != nil {
 		return nil, err
@@ -185,6 +186,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if g == nil {
 		return nil, errorf(ClassGroup, "Create: nil group")
 	}
+	c.enter(callCreate, 0, 0)
 	for i := 0; i < g.n; i++ {
 		if c.group.rankOf(g.worldRank(i)) == Undefined {
 			return nil, errorf(ClassGroup, "Create: group member %d (world rank %d) is not in the communicator", i, g.worldRank(i))
@@ -213,6 +215,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	c.enter(callSplit, 0, 0)
 	if color < 0 && color != Undefined {
 		return nil, errorf(ClassArg, "Split: color %d must be non-negative or Undefined", color)
 	}

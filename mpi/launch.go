@@ -242,9 +242,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			return err
 		}
 	}
-	if virt != nil && env.Procs > 1 {
-		w.q = watchStalls(env, w, table, local, sh) // launch_virtual.go
-	}
+	w.q = watchJob(env, w, table, local, sh)
 	w.out = table
 	for _, r := range w.ranks {
 		r.out = table
@@ -365,6 +363,26 @@ func sharingHost(procs []procInfo, bases []int, me int) (local []shm.Proc, idx i
 // exists.
 const barrierShm = "shm"
 
+// watchJob sets up the job-wide quiescence detection (virtual_quiesce.go):
+// routes to other processes count what they carry, and an agent reports to
+// gompirun, which resolves the stalls of virtual runs and detects
+// deadlocks. Without it (gompirun does not answer) the job runs on:
+// virtual stalls are resolved speculatively, as the report will say, and
+// a deadlock waits for -timeout.
+func watchJob(env *launch.Env, w *world, table *transport.Table, local transport.Transport, sh *shm.Transport) *quiesceAgent {
+	var completions func() (int64, int64)
+	if sh != nil {
+		completions = sh.Completions
+	}
+	a, err := startQuiesce(env, w, completions)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gompi: process %d: no job-wide deadlock detection: %v\n", env.Proc, err)
+		return nil
+	}
+	countRoutes(w, table, local)
+	return a
+}
+
 // exitJob is the process-level end of a failed job: tell gompirun which
 // rank failed and why, then exit with the job's code.
 func exitJob(w *world, client *launch.Client, code int) {
@@ -384,6 +402,13 @@ func exitJob(w *world, client *launch.Client, code int) {
 		}
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
+	var de *DeadlockError
+	if errors.As(err, &de) {
+		// As gompirun reports one over processes; the lines name the
+		// ranks, so no rank is named as the one that failed.
+		msg = launch.DeadlockReport(strings.Join(de.Blocked, "\n"))
+		rank = w.base
+	}
 	client.Fail(rank, code, msg)
 	if closeShm != nil {
 		closeShm() // deferred closes do not run past os.Exit; remove the segment

@@ -8,8 +8,6 @@ import (
 	"strconv"
 
 	"github.com/gompi/gompi/internal/launch"
-	"github.com/gompi/gompi/transport"
-	"github.com/gompi/gompi/transport/shm"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -75,23 +73,4 @@ func publishVirtual(client *launch.Client, proc int, v *Virtual) error {
 		return err
 	}
 	return client.Put(launch.VirtualKey(proc), string(b))
-}
-
-// watchStalls sets up the job-wide stall detection of a virtual world
-// spread over processes (virtual_quiesce.go): routes to other processes
-// count what they carry, and an agent reports to gompirun. Without it
-// (gompirun does not answer) stalls are resolved speculatively, as the
-// report will say.
-func watchStalls(env *launch.Env, w *world, table *transport.Table, local transport.Transport, sh *shm.Transport) *quiesceAgent {
-	var completions func() (int64, int64)
-	if sh != nil {
-		completions = sh.Completions
-	}
-	a, err := startQuiesce(env, w, completions)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gompi: process %d: no job-wide stall detection: %v\n", env.Proc, err)
-		return nil
-	}
-	countRoutes(w, table, local)
-	return a
 }

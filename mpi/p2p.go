@@ -100,22 +100,24 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	if c == nil {
 		return errorf(ClassComm, "null communicator")
 	}
+	c.enter(callSend, dest, tag)
 	q, err := c.startSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
 	if err != nil {
 		return err
 	}
-	_, err = q.Wait()
+	_, err = q.wait()
 	return err
 }
 
 // Ssend sends buf and returns only once the receiver has matched it
 // (MPI_Ssend).
 func Ssend[T Numeric](c *Comm, buf []T, dest, tag int) error {
+	c.enter(callSsend, dest, tag)
 	q, err := c.startSend(asBytes(buf), dest, tag, true)
 	if err != nil {
 		return err
 	}
-	_, err = q.Wait()
+	_, err = q.wait()
 	return err
 }
 
@@ -125,16 +127,18 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 	if c == nil {
 		return Status{}, errorf(ClassComm, "null communicator")
 	}
+	c.enter(callRecv, source, tag)
 	q, err := c.startRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
 	if err != nil {
 		return Status{}, err
 	}
-	return q.Wait()
+	return q.wait()
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from source in
 // one call, without deadlock whatever the peers do (MPI_Sendrecv).
 func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, source, recvtag int) (Status, error) {
+	c.enter(callSendrecv, dest, source)
 	rq, err := c.startRecv(asBytes(recvbuf), source, recvtag)
 	if err != nil {
 		return Status{}, err
@@ -142,10 +146,10 @@ func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U
 	sq, err := c.startSend(asBytes(sendbuf), dest, sendtag, false)
 	if err != nil {
 		_ = rq.Cancel()
-		_, _ = rq.Wait()
+		_, _ = rq.wait()
 		return Status{}, err
 	}
-	st, err := Waitall([]*Request{rq, sq})
+	st, err := waitall([]*Request{rq, sq})
 	if err != nil {
 		if st[0].Err != nil {
 			return st[0], st[0].Err
@@ -181,6 +185,7 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	if s == ProcNull {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
+	c.enter(callProbe, source, tag)
 	return c.probeCtx(s, tag, c.ctx, true)
 }
 
@@ -226,7 +231,7 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)
-	r.waitPhase(found, block, siteProbe, nil)
+	r.waitPhase(found, block, nil)
 	r.probe = nil
 	if !found() {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil

@@ -12,7 +12,7 @@ import (
 //
 // Requests being waited for carry waitMark == r.waitEpoch; a frame is
 // "related to c" when the operation it belongs to is one of them.
-func (r *rank) waitPhase(done func() bool, block bool, where waitSite, reqs []*Request) {
+func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 	r.checkAbort()
 	clk := r.clock
 	clk.Begin(ActWT)
@@ -38,7 +38,7 @@ func (r *rank) waitPhase(done func() bool, block bool, where waitSite, reqs []*R
 				if !block {
 					break
 				}
-				r.park(done, where)
+				r.park(done)
 				continue
 			}
 			r.dispatch(f)
@@ -79,8 +79,8 @@ type earlyMsg struct {
 
 // dispatch is one step of the loop: lines 13-19 of Algorithm 2.
 func (r *rank) dispatch(f *transport.Frame) {
-	if r.virtual && r.w.q != nil {
-		r.arrived(f) // job-wide stall detection: virtual_quiesce.go
+	if r.w.q != nil {
+		r.arrived(f) // job-wide quiescence detection: virtual_quiesce.go
 	}
 	if f.Kind == transport.Ctrl {
 		r.w.control(r, f)
@@ -165,10 +165,10 @@ func (r *rank) claimEarly(f *transport.Frame, q *Request) bool {
 	return false
 }
 
-// park blocks until a frame arrives or done may have become true. where
-// describes the blocked call for deadlock reports.
-func (r *rank) park(done func() bool, where waitSite) {
-	r.blockedIn.Store(int32(where) + 1)
+// park blocks until a frame arrives or done may have become true. It
+// publishes the user-level call the rank is in for deadlock reports.
+func (r *rank) park(done func() bool) {
+	r.blockedIn.Store(r.call.packed())
 	if !r.virtual {
 		r.inbox.Park(func() bool { return done() || r.w.aborted.Load() })
 	} else {
@@ -176,26 +176,6 @@ func (r *rank) park(done func() bool, where waitSite) {
 	}
 	r.blockedIn.Store(0)
 	r.checkAbort()
-}
-
-// waitSite names the call a rank is blocked in, for deadlock reports.
-type waitSite int32
-
-const (
-	siteWait waitSite = iota
-	siteTest
-	siteWaitall
-	siteWaitany
-	siteWaitsome
-	siteProbe
-)
-
-func (s waitSite) String() string {
-	names := [...]string{"Wait", "Test", "Waitall", "Waitany", "Waitsome", "Probe"}
-	if s >= 0 && int(s) < len(names) {
-		return names[s]
-	}
-	return "an MPI call"
 }
 
 // --- Wait / Test family -------------------------------------------------
@@ -211,13 +191,13 @@ func (r *rank) mark(q *Request) {
 // once (a test). When cond already holds, a blocking wait still passes
 // through the event points of an empty waiting activity, and a test does so
 // only to fold a pending DR copy (Clock.Ready).
-func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool, site waitSite) {
+func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
 	if !cond() {
 		r.waitEpoch++
 		for _, q := range reqs {
 			r.mark(q)
 		}
-		r.waitPhase(cond, block, site, reqs)
+		r.waitPhase(cond, block, reqs)
 	} else if block || r.readyPending(reqs) {
 		r.emptyWait(reqs)
 	}
@@ -242,10 +222,19 @@ func (q *Request) finish() (Status, error) {
 // A receive's status names the source and tag; its error is the operation's
 // (a truncation, say).
 func (q *Request) Wait() (Status, error) {
+	if q != nil {
+		q.r.call = userCall{op: callWait}
+	}
+	return q.wait()
+}
+
+// wait is Wait for the library's own requests: the rank's user-level call
+// stays what it is (calls.go).
+func (q *Request) wait() (Status, error) {
 	if q == nil {
 		return emptyStatus(), nil
 	}
-	q.r.waitFor([]*Request{q}, q.done.Load, true, siteWait)
+	q.r.waitFor([]*Request{q}, q.done.Load, true)
 	return q.finish()
 }
 
@@ -289,7 +278,7 @@ func (q *Request) Test() (bool, Status, error) {
 	if !q.done.Load() {
 		q.r.stats.temporal++
 	}
-	q.r.waitFor([]*Request{q}, q.done.Load, false, siteTest)
+	q.r.waitFor([]*Request{q}, q.done.Load, false)
 	if !q.done.Load() {
 		return false, Status{}, nil
 	}
@@ -331,9 +320,17 @@ func reqOwner(reqs []*Request) *rank {
 // order; when any operation failed the error is an ErrInStatus error and
 // each status's Err says which.
 func Waitall(reqs []*Request) ([]Status, error) {
+	if r := reqOwner(reqs); r != nil {
+		r.call = userCall{op: callWaitall}
+	}
+	return waitall(reqs)
+}
+
+// waitall is Waitall for the library's own requests (see wait).
+func waitall(reqs []*Request) ([]Status, error) {
 	r := reqOwner(reqs)
 	if r != nil {
-		r.waitFor(reqs, func() bool { return allDone(reqs) }, true, siteWaitall)
+		r.waitFor(reqs, func() bool { return allDone(reqs) }, true)
 	}
 	return collectAll(reqs)
 }
@@ -405,7 +402,8 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		return Undefined, emptyStatus(), nil
 	}
 	r.stats.temporal++
-	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true, siteWaitany)
+	r.call = userCall{op: callWaitany}
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
 	i := r.pickDone(reqs)
 	st, err := reqs[i].finish()
 	return i, st, err
@@ -427,7 +425,7 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 		return Undefined, true, emptyStatus(), nil
 	}
 	r.stats.temporal++
-	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false, siteTest)
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
 	i := r.pickDone(reqs)
 	if i < 0 {
 		return Undefined, false, Status{}, nil
@@ -445,7 +443,8 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 		return nil, nil, nil
 	}
 	r.stats.temporal++
-	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true, siteWaitsome)
+	r.call = userCall{op: callWaitsome}
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
 	return collectDone(reqs)
 }
 
@@ -456,7 +455,7 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 		return nil, nil, nil
 	}
 	r.stats.temporal++
-	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false, siteTest)
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
 	return collectDone(reqs)
 }
 
@@ -488,7 +487,7 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		return true, st, err
 	}
 	r.stats.temporal++
-	r.waitFor(reqs, func() bool { return allDone(reqs) }, false, siteTest)
+	r.waitFor(reqs, func() bool { return allDone(reqs) }, false)
 	if !allDone(reqs) {
 		return false, nil, nil
 	}

@@ -13,7 +13,18 @@ import (
 )
 
 // Job-wide stall detection for virtual runs spread over processes
-// (virtual_stall.go; the decision is internal/launch/quiesce.go).
+// (virtual_stall.go; the decision is internal/launch/quiesce.go), and
+// deadlock detection for every job gompirun runs over several processes.
+//
+// Real runs use the same agent and the same decision, for deadlocks only:
+// no rank holds an early message, so a process that is quiet with nothing
+// in flight for three waves is deadlocked (launch.DeadlockStrikes). A rank
+// counts as parked only once it sleeps, after its spin (transport.Inbox),
+// and its parks do not poke the agent, so a job that communicates pays an
+// atomic count per frame between processes and an answer to gompirun's
+// probe every launch.TickEvery; nothing per wait. Every process gompirun
+// starts has an agent, so that a job that times out can say what each rank
+// was doing (describe).
 //
 // Each process of a virtual job runs an agent: it samples its ranks when
 // gompirun probes, and when one of them parks or finishes while a stall is
@@ -70,7 +81,7 @@ func countRoutes(w *world, t *transport.Table, local transport.Transport) {
 }
 
 // arrived counts a frame the rank takes from its inbox that came from
-// another process (virtual runs with an agent only).
+// another process (worlds with an agent only).
 func (r *rank) arrived(f *transport.Frame) {
 	if uint(int(f.Src)-r.w.base) >= uint(len(r.w.ranks)) {
 		r.xin.Add(1)
@@ -208,6 +219,10 @@ func (a *quiesceAgent) orderLoop() {
 				a.disarm.Reset(armTime)
 			}
 			a.mu.Unlock()
+		case o.Describe:
+			a.mu.Lock()
+			a.describe()
+			a.mu.Unlock()
 		case o.Resolve:
 			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
 				r := a.w.ranks[i]
@@ -239,6 +254,12 @@ func (a *quiesceAgent) counters() (sent, recvd int64) {
 // across the scan. The nap counts make a rank that woke and slept again in
 // between two samples visible (launch.Sample.Activity).
 func (a *quiesceAgent) sample() launch.Sample {
+	if a.w.local {
+		// The whole job is in this process, which decides itself
+		// (world.watchDeadlock, resolveStall); its agent only describes
+		// its ranks when gompirun asks.
+		return launch.Sample{}
+	}
 	sent, recvd := a.counters()
 	s := launch.Sample{Quiet: true, Sent: sent, Recvd: recvd, Rank: -1}
 	lowest := -1
@@ -273,23 +294,40 @@ func (a *quiesceAgent) sample() launch.Sample {
 	return s
 }
 
-// blocked names the parked ranks and what they wait in, for a deadlock
-// report: the first eight and a count of the rest.
-func (a *quiesceAgent) blocked() string {
+// blocked names the parked ranks and the user-level calls they wait in,
+// one line each, for a deadlock report.
+func (a *quiesceAgent) blocked() string { return a.states(false) }
+
+// states has a line per hosted rank saying what it does (rank.state), for
+// a timeout report, or with finished false only the unfinished ranks: the
+// first reportLines and a count of the rest.
+func (a *quiesceAgent) states(finished bool) string {
 	var b []string
 	n := 0
 	for _, r := range a.w.ranks {
-		if r.finished.Load() {
+		if !finished && r.finished.Load() {
 			continue
 		}
-		if n++; n <= 8 {
-			b = append(b, fmt.Sprintf("rank %d in %s", r.id, waitSite(r.blockedIn.Load()-1)))
+		if n++; n <= reportLines {
+			b = append(b, r.state())
 		}
 	}
-	if n > 8 {
-		b = append(b, fmt.Sprintf("%d more", n-8))
+	if n > reportLines {
+		b = append(b, fmt.Sprintf("%d more ranks of this process", n-reportLines))
 	}
-	return strings.Join(b, "; ")
+	return strings.Join(b, "\n")
+}
+
+// reportLines bounds a process's lines in a report: a virtual process may
+// host a million ranks.
+const reportLines = 8
+
+// describe answers gompirun's request for what every rank does (a job
+// that timed out). The caller holds a.mu.
+func (a *quiesceAgent) describe() {
+	if err := a.watch.Send(launch.Sample{Described: true, States: a.states(true)}); err != nil {
+		a.fail()
+	}
 }
 
 // finish sends the process's last sample (every rank has finished) and

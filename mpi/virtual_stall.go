@@ -173,7 +173,9 @@ func (r *rank) parkVirtual(done func() bool) {
 	r.parks++
 	gen := r.parks
 	var fallback *time.Timer
-	if r.w.q != nil && r.stallMin.Load() != 0 {
+	if !r.w.local && r.w.q != nil && r.stallMin.Load() != 0 {
+		// Several processes: gompirun decides, and this bounds its delay.
+		// (A world of one process has an agent too, which never decides.)
 		fallback = time.AfterFunc(parkedFallback, func() {
 			r.fired.Store(gen) // a late timer stores an old gen, which no park waits for
 			r.inbox.Kick()

@@ -307,6 +307,33 @@ func TestVirtualRepeatable(t *testing.T) {
 	}
 }
 
+// tianhe1a is the Tianhe-1A preset; a preset that does not build fails the
+// test (never a skip: it is what the test is about).
+func tianhe1a(t testing.TB) *vtime.Machine {
+	t.Helper()
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		t.Fatalf("preset tianhe1a: %v", err)
+	}
+	return m
+}
+
+// tianhe1aVirtual is a virtual job of n ranks on the Tianhe-1A preset at
+// cpu-scale scale. Only a host without a thread CPU clock (which a scale
+// above 0 measures with) skips the test; any other error fails it.
+func tianhe1aVirtual(t testing.TB, n int, scale float64) *Virtual {
+	t.Helper()
+	m := tianhe1a(t)
+	if scale > 0 {
+		threadCPU(t) // skips without the clock
+	}
+	v, err := NewVirtual(m, n, scale)
+	if err != nil {
+		t.Fatalf("NewVirtual(tianhe1a, %d, %g): %v", n, scale, err)
+	}
+	return v
+}
+
 // threadCPU is the calling thread's CPU time.
 func threadCPU(t testing.TB) time.Duration {
 	var ts unix.Timespec
@@ -321,14 +348,10 @@ func threadCPU(t testing.TB) time.Duration {
 // neighbours compute too (more ranks than GOMAXPROCS compete); with
 // cpu-scale 0.5 at half of it.
 func TestVirtualMeasuresComputation(t *testing.T) {
-	m, _ := vtime.Preset("tianhe1a")
 	for _, scale := range []float64{1, 0.5} {
-		v, err := NewVirtual(m, 6, scale)
-		if err != nil {
-			t.Skip(err)
-		}
+		v := tianhe1aVirtual(t, 6, scale)
 		burnt := make([]time.Duration, 6)
-		err = v.Run(func(c *Comm) error {
+		err := v.Run(func(c *Comm) error {
 			buf, in := make([]byte, 8), make([]byte, 8)
 			for it := 0; it < 3; it++ {
 				start := threadCPU(t)
@@ -368,7 +391,6 @@ func TestVirtualMeasuresComputation(t *testing.T) {
 // mode with cpu-scale 0 (model only) and cpu-scale 1 (model + thread CPU
 // measurement). ns/op is one round trip (4 MPI calls, 2 per rank).
 func BenchmarkPingPongClock(b *testing.B) {
-	m, _ := vtime.Preset("tianhe1a")
 	for _, mode := range []struct {
 		name  string
 		scale float64
@@ -377,11 +399,7 @@ func BenchmarkPingPongClock(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			var opts []Option
 			if !mode.real {
-				v, err := NewVirtual(m, 2, mode.scale)
-				if err != nil {
-					b.Skip(err)
-				}
-				opts = append(opts, WithVirtual(v))
+				opts = append(opts, WithVirtual(tianhe1aVirtual(b, 2, mode.scale)))
 			}
 			pingPong(b, 8, opts...) // ns/op is per round trip of 4 MPI calls
 		})
@@ -389,7 +407,7 @@ func BenchmarkPingPongClock(b *testing.B) {
 }
 
 func TestNewVirtualRejectsBadInput(t *testing.T) {
-	m, _ := vtime.Preset("tianhe1a")
+	m := tianhe1a(t)
 	if _, err := NewVirtual(nil, 2, 0); err == nil {
 		t.Error("nil machine accepted")
 	}
@@ -423,12 +441,8 @@ func TestNewVirtualRejectsBadInput(t *testing.T) {
 // Iprobe and Test loops in virtual time with computation measured: it must
 // finish, keep Wtime monotone, and count the temporally sensitive calls.
 func TestVirtualMixedProgram(t *testing.T) {
-	m, _ := vtime.Preset("tianhe1a")
-	v, err := NewVirtual(m, 8, 1)
-	if err != nil {
-		t.Skip(err)
-	}
-	err = v.Run(func(c *Comm) error {
+	v := tianhe1aVirtual(t, 8, 1)
+	err := v.Run(func(c *Comm) error {
 		t0 := c.Wtime()
 		sub, err := c.Split(c.Rank()%2, c.Rank())
 		if err != nil {
@@ -502,11 +516,7 @@ func TestVirtualMixedProgram(t *testing.T) {
 // TestVirtualPanicMidBurstReleasesSlot: a rank that panics while computing
 // (holding a compute slot) must not leave the others waiting for a slot.
 func TestVirtualPanicMidBurstReleasesSlot(t *testing.T) {
-	m, _ := vtime.Preset("tianhe1a")
-	v, err := NewVirtual(m, 6, 1)
-	if err != nil {
-		t.Skip(err)
-	}
+	v := tianhe1aVirtual(t, 6, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- v.Run(func(c *Comm) error {
@@ -543,7 +553,7 @@ func TestVirtualPanicMidBurstReleasesSlot(t *testing.T) {
 // the first message completes at T1 = 3l + 2s/B_mem + s/B_net, the second
 // REQ is answered then, and the job ends at 2 T1 - l.
 func TestVirtualStallResolved(t *testing.T) {
-	m, _ := vtime.Preset("tianhe1a")
+	m := tianhe1a(t)
 	const s = 1 << 20
 	l := 15e-6 + 3*0.6e-6
 	t1 := 3*l + 2*s/6.38e9 + s/4.16e9
@@ -588,17 +598,12 @@ func TestVirtualStallResolved(t *testing.T) {
 // virtual mode too (eager and rendezvous mixed, pending Isends, a receiver
 // waiting on a later receive than the one a message matches).
 func TestVirtualNonOvertaking(t *testing.T) {
-	m, _ := vtime.Preset("tianhe1a")
 	sizes := []int{10, 200 << 10, 0, 20, DefaultEagerLimit + 1, 1, 5000}
 	const n, rounds = 4, 4
 	for _, scale := range []float64{-1, 0, 1} {
 		var opts []Option
 		if scale >= 0 {
-			v, err := NewVirtual(m, n, scale)
-			if err != nil {
-				t.Skip(err)
-			}
-			opts = append(opts, WithVirtual(v))
+			opts = append(opts, WithVirtual(tianhe1aVirtual(t, n, scale)))
 		}
 		err := Run(n, func(c *Comm) error {
 			if c.Rank() != 0 {

@@ -129,7 +129,8 @@ type rank struct {
 	ctxUsed   ctxMask
 	worldComm *Comm
 	finished  atomic.Bool
-	blockedIn atomic.Int32 // waitSite+1 while parked, 0 otherwise
+	blockedIn atomic.Uint64 // call.packed() while parked, 0 otherwise
+	call      userCall      // the user-level call the rank is in (calls.go)
 	stats     Stats
 	stallState
 }
@@ -337,7 +338,7 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 				if r.finished.Load() {
 					continue
 				}
-				blocked = append(blocked, fmt.Sprintf("rank %d in %s", r.id, waitSite(r.blockedIn.Load()-1)))
+				blocked = append(blocked, r.state())
 			}
 			w.fail(&DeadlockError{Blocked: blocked})
 			return

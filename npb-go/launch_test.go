@@ -52,9 +52,17 @@ func buildAndRun(m *testing.M) int {
 	for _, k := range kernels {
 		args = append(args, "./"+k)
 	}
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go %s: %v\n%s", strings.Join(args, " "), err, out)
-		return 1
+	// And the kernels' tests, whose TestPredictInProcess makes the
+	// in-process prediction gompirun's is compared with.
+	testArgs := []string{"test", "-c", "-o", bin}
+	for _, k := range kernels {
+		testArgs = append(testArgs, "./"+k)
+	}
+	for _, a := range [][]string{args, testArgs} {
+		if out, err := exec.Command("go", a...).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go %s: %v\n%s", strings.Join(a, " "), err, out)
+			return 1
+		}
 	}
 	return m.Run()
 }
@@ -275,11 +283,37 @@ func predict(t *testing.T, k string, np int) prediction {
 	return p
 }
 
+// inProcess is kernel k's class S prediction for 8 ranks at cpu-scale 0
+// made without gompirun: the kernel's TestPredictInProcess runs it in the
+// test binary's process (npbtest.PredictInProcess).
+func inProcess(t *testing.T, k string) prediction {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "report.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, k+".test"), "-test.run", "^TestPredictInProcess$", "-test.v")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "NPB_TIMER_FLAG=0", "NPB_PREDICT_RANKS=8", "NPB_PREDICT_REPORT="+file)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestPredictInProcess") {
+		t.Fatalf("%s.test -test.run TestPredictInProcess: %v\n%s", k, err, out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p prediction
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatalf("in-process report %s: %v", b, err)
+	}
+	return p
+}
+
 // TestCommunicationPrediction: with the computation left out
 // (-cpu-scale 0) a prediction depends on the kernel's messages alone, so
-// 8 ranks in one process and over two processes must predict the same
-// times, to the last bit (all but the waiting time's split, see
-// differences). (docs/model.md, "Stalls", names the one case where a
+// 8 ranks in one process and over two processes under gompirun, and 8
+// ranks of a process without gompirun, must predict the same times, to the
+// last bit (all but the waiting time's split, see differences). (docs/model.md, "Stalls", names the one case where a
 // multi-process prediction may depend on host timing; a difference here
 // means a kernel ran into it, or a bug.)
 func TestCommunicationPrediction(t *testing.T) {
@@ -288,6 +322,9 @@ func TestCommunicationPrediction(t *testing.T) {
 			one, two := predict(t, k, 1), predict(t, k, 2)
 			if d := differences(one, two); len(d) > 0 {
 				t.Fatalf("1 and 2 processes predict differently:\n%s", strings.Join(d, "\n"))
+			}
+			if d := differences(inProcess(t, k), one); len(d) > 0 {
+				t.Fatalf("gompirun predicts differently from the kernel run in one process without it:\n%s", strings.Join(d, "\n"))
 			}
 		})
 	}

@@ -149,7 +149,7 @@ func TestHostsLargeStdinReachesRemoteRankZero(t *testing.T) {
 
 func TestHostsRemoteRankKilled(t *testing.T) {
 	began := time.Now()
-	cmd, out, errb := start(t, nil, fork("-np", "4", "-hosts", "a:2,b:2", jobProg, "-mode", "hang")...)
+	cmd, out, errb := start(t, nil, fork("-np", "4", "-hosts", "a:2,b:2", jobProg, "-mode", "stuck")...)
 	pids := waitPids(t, out, 4)
 	syscall.Kill(pids[2], syscall.SIGKILL)
 	r := finish(t, cmd, out, errb, began)
@@ -169,18 +169,15 @@ func TestHostsRemoteRankFails(t *testing.T) {
 }
 
 // TestHostsProxyLost kills a proxy: its processes count as dead, and the
-// job ends within 2 seconds.
+// job ends with a report of the lost contact (not by its -timeout, which
+// would say so and exit 124).
 func TestHostsProxyLost(t *testing.T) {
 	began := time.Now()
-	cmd, out, errb := start(t, nil, fork("-np", "4", "-hosts", "a:2,b:2", jobProg, "-mode", "hang")...)
+	cmd, out, errb := start(t, nil, fork("-np", "4", "-hosts", "a:2,b:2", jobProg, "-mode", "stuck")...)
 	pids := waitPids(t, out, 4)
 	proxy := parentOf(t, pids[3])
 	syscall.Kill(proxy, syscall.SIGKILL)
-	killed := time.Now()
 	r := finish(t, cmd, out, errb, began)
-	if took := time.Since(killed); took > 2*time.Second {
-		t.Errorf("the job took %v to end after its proxy died", took)
-	}
 	if r.code != 1 || !strings.HasPrefix(r.stderr, "gompirun: ranks ") && !strings.HasPrefix(r.stderr, "gompirun: rank ") ||
 		!strings.Contains(r.stderr, "lost contact with host b") || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q; want 1 and one line of lost contact with host b", r.code, r.stderr)
@@ -190,7 +187,7 @@ func TestHostsProxyLost(t *testing.T) {
 }
 
 func TestHostsGompirunKilled(t *testing.T) {
-	cmd, out, errb := start(t, nil, "-np", "4", "-hosts", "a:2,b,c", "-launcher", "fork", jobProg, "-mode", "hang")
+	cmd, out, errb := start(t, nil, "-np", "4", "-hosts", "a:2,b,c", "-launcher", "fork", jobProg, "-mode", "stuck")
 	pids := waitPids(t, out, 4)
 	proxies := map[int]int{}
 	for rank, pid := range pids {
@@ -263,7 +260,7 @@ func parentOf(t *testing.T, pid int) int {
 // -timeout ends them too.
 func TestHostsInterruptAndTimeout(t *testing.T) {
 	began := time.Now()
-	cmd, out, errb := start(t, nil, "-np", "3", "-hosts", "a,b:2", "-launcher", "fork", jobProg, "-mode", "hang")
+	cmd, out, errb := start(t, nil, "-np", "3", "-hosts", "a,b:2", "-launcher", "fork", jobProg, "-mode", "stuck")
 	pids := waitPids(t, out, 3)
 	cmd.Process.Signal(syscall.SIGINT)
 	r := finish(t, cmd, out, errb, began)
@@ -272,9 +269,12 @@ func TestHostsInterruptAndTimeout(t *testing.T) {
 	}
 	noneLeft(t, pids)
 
-	r = gorun(t, nil, "-np", "3", "-hosts", "a,b:2", "-launcher", "fork", "-timeout", "1s", jobProg, "-mode", "hang")
-	if r.code != 124 || r.stderr != "gompirun: job timed out after 1s\n" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	r = gorun(t, nil, "-np", "3", "-hosts", "a,b:2", "-launcher", "fork", "-timeout", "3s", jobProg, "-mode", "stuck")
+	want := "gompirun: job timed out after 3s; its ranks were:\n" +
+		"  rank 0 not blocked in MPI (computing, polling or between waits)\n" +
+		"  rank 1 in Recv from 0 tag 99\n  rank 2 in Recv from 0 tag 99\n"
+	if r.code != 124 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want 124 and %q", r.code, r.stderr, want)
 	}
 	noneLeft(t, pidsOf(r.stdout))
 }

@@ -270,7 +270,7 @@ starting:
 		case sig := <-sigs:
 			onSignal(sig)
 		case <-timeout:
-			stop(failure{msg: fmt.Sprintf("job timed out after %v", o.timeout), code: 124})
+			stop(timedOut(o.timeout, ex))
 		case <-killTimer:
 			j.killAll(syscall.SIGKILL)
 		}
@@ -305,6 +305,21 @@ func (j *job) killAll(sig syscall.Signal) {
 			px.signal(sig)
 		}
 	}
+}
+
+// describeWait bounds how long a job that timed out waits for its processes
+// to say what their ranks do.
+const describeWait = time.Second
+
+// timedOut is the failure of a job that ran past -timeout: a line saying
+// so, then one per rank naming the MPI call it is blocked in (or that it
+// is not blocked, or finished), as a deadlock is reported.
+func timedOut(limit time.Duration, ex *launch.Server) failure {
+	msg := fmt.Sprintf("job timed out after %v", limit)
+	if lines := ex.Describe(describeWait); len(lines) > 0 {
+		msg += "; its ranks were:\n" + launch.Indent(strings.Join(lines, "\n"))
+	}
+	return failure{msg: msg, code: 124}
 }
 
 func reportedFailure(p *proc, f launch.Failure) failure {

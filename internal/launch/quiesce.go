@@ -2,8 +2,9 @@ package launch
 
 import "strings"
 
-// Job-wide quiescence detection for virtual-time runs (mpi/virtual_stall.go,
-// docs/model.md "Stalls").
+// Job-wide quiescence detection: the stalls of virtual-time runs
+// (mpi/virtual_stall.go, docs/model.md "Stalls") and the deadlocks of every
+// run over several processes (docs/mpi.md "Deadlocks").
 //
 // A stall of Algorithm 2 is resolved when every unfinished rank of the job
 // is parked in a blocking wait and nothing is in flight between processes.
@@ -32,7 +33,11 @@ type Sample struct {
 	Cand     bool    `msgpack:"c,omitempty"` // a parked rank holds an early message others wait for
 	T        float64 `msgpack:"t,omitempty"` // its virtual arrival time, the earliest here
 	Rank     int     `msgpack:"k,omitempty"` // the rank holding it (the lowest on ties); without one, the lowest parked rank
-	Blocked  string  `msgpack:"b,omitempty"` // when Quiet without candidate: what its ranks wait in
+	Blocked  string  `msgpack:"b,omitempty"` // when Quiet without candidate: what its ranks wait in, a line each
+
+	// An answer to Order.Describe, which the Detector never sees.
+	Described bool   `msgpack:"o,omitempty"`
+	States    string `msgpack:"d,omitempty"` // what each of its ranks does, a line each
 }
 
 // same reports whether two samples describe the same state.
@@ -48,6 +53,7 @@ type Order struct {
 	Resolve     bool   `msgpack:"x,omitempty"` // Rank deals with its earliest early message
 	Rank        int    `msgpack:"k,omitempty"`
 	Speculative bool   `msgpack:"g,omitempty"` // the fallback, not a detected stall
+	Describe    bool   `msgpack:"d,omitempty"` // answer with what each rank does (Sample.States)
 }
 
 // Action is what the Detector asks its driver to do.
@@ -59,7 +65,7 @@ type Action struct {
 	Proc        int
 	Rank        int
 	Deadlock    bool   // the job is deadlocked: every unfinished rank waits, nothing can wake one (Proc, Rank: the first)
-	Blocked     string // for Deadlock: the ranks and what they wait in
+	Blocked     string // for Deadlock: the ranks and what they wait in, a line each
 }
 
 // The driver calls Tick every TickEvery of host time (watch.go). Ticks
@@ -328,6 +334,6 @@ func (d *Detector) conclude() Action {
 			blocked = append(blocked, s.Blocked)
 		}
 	}
-	a.Blocked = strings.Join(blocked, "; ")
+	a.Blocked = strings.Join(blocked, "\n")
 	return a
 }

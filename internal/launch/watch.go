@@ -3,15 +3,16 @@ package launch
 import (
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// The watch connection: a second connection from each process of a virtual
-// run to the exchange, on which the process's agent sends Samples and
-// gompirun pushes Orders (quiesce.go). Real runs never open it.
+// The watch connection: a second connection from each process of a job to
+// the exchange, on which the process's agent sends Samples and gompirun
+// pushes Orders (quiesce.go).
 
 // TickEvery is how often the Detector ticks (Detector.Tick).
 const TickEvery = 200 * time.Millisecond
@@ -30,6 +31,11 @@ type watchHub struct {
 	ticker *time.Ticker // started with the first watch connection
 	stop   chan struct{}
 	closed bool
+
+	joined    []bool     // processes that opened their watch connection
+	states    []string   // answers to the Describe under way, by process
+	described []bool     // which processes answered it
+	describe  chan<- int // the Describe under way, told of each answer; nil when none
 }
 
 type watchConn struct {
@@ -38,7 +44,8 @@ type watchConn struct {
 }
 
 func newWatchHub(s *Server, procs int) *watchHub {
-	return &watchHub{s: s, d: NewDetector(procs), conns: make([]*watchConn, procs), stop: make(chan struct{})}
+	return &watchHub{s: s, d: NewDetector(procs), conns: make([]*watchConn, procs), stop: make(chan struct{}),
+		joined: make([]bool, procs), states: make([]string, procs), described: make([]bool, procs)}
 }
 
 // StallsResolved is how many stalls gompirun told a process to resolve,
@@ -57,6 +64,7 @@ func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgp
 		return
 	}
 	h.conns[p] = &watchConn{c: c, enc: enc}
+	h.joined[p] = true
 	if h.ticker == nil {
 		h.ticker = time.NewTicker(TickEvery)
 		go h.tick(h.ticker.C)
@@ -68,7 +76,11 @@ func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgp
 			break
 		}
 		h.mu.Lock()
-		h.do(h.d.Report(p, smp))
+		if smp.Described {
+			h.answered(p, smp.States)
+		} else {
+			h.do(h.d.Report(p, smp))
+		}
 		h.mu.Unlock()
 	}
 	h.mu.Lock()
@@ -104,8 +116,7 @@ func (h *watchHub) do(a Action) {
 		h.send(a.Proc, Order{Resolve: true, Rank: a.Rank, Speculative: a.Speculative})
 	case a.Deadlock:
 		select {
-		case h.s.Failures <- Failure{Proc: a.Proc, Rank: a.Rank, Code: 1,
-			Msg: "deadlock in virtual time: every unfinished rank is blocked and nothing is in flight; " + a.Blocked}:
+		case h.s.Failures <- Failure{Proc: a.Proc, Rank: a.Rank, Code: 1, Msg: DeadlockReport(a.Blocked)}:
 		default:
 		}
 	}
@@ -122,6 +133,77 @@ func (h *watchHub) send(p int, o Order) {
 	if wc.enc.Encode(&o) != nil {
 		wc.c.Close()
 	}
+}
+
+// DeadlockReport is how a deadlock is reported: a line saying so, then a
+// line per blocked rank naming the call it waits in (blocked, a line each).
+func DeadlockReport(blocked string) string {
+	return "deadlock: every unfinished rank is blocked and nothing is in flight:\n" + Indent(blocked)
+}
+
+// Indent indents every line of s, for the per-rank lines of a report.
+func Indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// Describe asks every process what each of its ranks is doing and returns
+// the answers, a line per rank, in process order, waiting at most wait
+// for them; a process that has left, never connected or does not answer
+// in time gets a line saying so. A job that timed out is reported so.
+func (s *Server) Describe(wait time.Duration) []string {
+	h := s.watch
+	answers := make(chan int, h.d.n)
+	h.mu.Lock()
+	if h.closed || h.describe != nil {
+		h.mu.Unlock()
+		return nil
+	}
+	h.describe = answers
+	asked := 0
+	for p := range h.conns {
+		h.states[p], h.described[p] = "", false
+		if h.conns[p] != nil {
+			h.send(p, Order{Describe: true})
+			asked++
+		}
+	}
+	h.mu.Unlock()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for got := 0; got < asked; got++ {
+		select {
+		case <-answers:
+		case <-timer.C:
+			got = asked
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.describe = nil
+	var lines []string
+	for p := range h.conns {
+		switch {
+		case h.described[p]:
+			lines = append(lines, strings.Split(h.states[p], "\n")...)
+		case !h.joined[p]:
+			lines = append(lines, fmt.Sprintf("process %d never connected to gompirun", p))
+		case h.conns[p] == nil:
+			lines = append(lines, fmt.Sprintf("process %d: every rank finished", p))
+		default:
+			lines = append(lines, fmt.Sprintf("process %d did not answer within %v", p, wait))
+		}
+	}
+	return lines
+}
+
+// answered takes process p's answer to the Describe under way. The caller
+// holds h.mu.
+func (h *watchHub) answered(p int, states string) {
+	if h.describe == nil || h.described[p] {
+		return
+	}
+	h.states[p], h.described[p] = states, true
+	h.describe <- p // buffered for every process
 }
 
 func (h *watchHub) close() {

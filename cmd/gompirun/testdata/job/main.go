@@ -14,12 +14,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gompi/gompi/mpi"
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, poll, error, abort, panic, exit0, hang, nonewline, stdin, stdinsum, where, bcasttrunc")
+	mode := flag.String("mode", "ring", "ring, poll, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc")
 	rounds := flag.Int("rounds", 64, "rounds of the poll mode")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
@@ -32,22 +33,22 @@ func main() {
 			if c.Rank() == 1 {
 				return errors.New("boom")
 			}
-			return hang(c)
+			return stuck(c)
 		case "abort":
 			if c.Rank() == 1 {
 				c.Abort(7)
 			}
-			return hang(c)
+			return stuck(c)
 		case "panic":
 			if c.Rank() == 1 {
 				panic("oops")
 			}
-			return hang(c)
+			return stuck(c)
 		case "exit0":
 			if c.Rank() == 1 {
 				os.Exit(0)
 			}
-			return hang(c)
+			return stuck(c)
 		case "hang":
 			return hang(c)
 		case "bcasttrunc":
@@ -55,6 +56,22 @@ func main() {
 		case "nonewline":
 			// A last line without its newline, from every rank.
 			fmt.Printf("rank %d", c.Rank())
+			return nil
+		case "stuck":
+			return stuck(c)
+		case "mismatch":
+			// Rank 0 in Allreduce, the others in Barrier: a deadlock.
+			if c.Rank() == 0 {
+				return mpi.Allreduce(c, []int{1}, make([]int, 1), mpi.Sum)
+			}
+			return c.Barrier()
+		case "leave":
+			// Rank 0 waits for a message from the last rank, which
+			// returns without sending it: a deadlock.
+			if c.Rank() == 0 {
+				_, err := mpi.Recv(c, make([]byte, 1), c.Size()-1, 7)
+				return err
+			}
 			return nil
 		case "where":
 			if err := ring(c); err != nil {
@@ -111,10 +128,23 @@ func ring(c *mpi.Comm) error {
 	return nil
 }
 
-// hang prints the process id, then waits for a message that never comes.
+// hang prints the process id, then waits for a message that never comes:
+// every rank does, a deadlock.
 func hang(c *mpi.Comm) error {
 	fmt.Printf("pid %d rank %d\n", os.Getpid(), c.Rank())
 	_, err := mpi.Recv(c, make([]byte, 1), mpi.AnySource, 99)
+	return err
+}
+
+// stuck prints the process id, then never ends without being a deadlock:
+// rank 0 computes (sleeps) for an hour, the others wait for its message.
+func stuck(c *mpi.Comm) error {
+	fmt.Printf("pid %d rank %d\n", os.Getpid(), c.Rank())
+	if c.Rank() == 0 {
+		time.Sleep(time.Hour)
+		return nil
+	}
+	_, err := mpi.Recv(c, make([]byte, 1), 0, 99)
 	return err
 }
 
