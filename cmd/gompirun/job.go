@@ -125,8 +125,10 @@ func run(o *options, exe string) int {
 	defer ex.Close()
 	// Should gompirun be killed (SIGKILL) once the job runs, nothing of it
 	// stays in the file system: the processes unlink their segments once
-	// mapped, and the exchange its socket once every process joined.
-	ex.RemoveWhenJoined(o.virt != nil && o.np > 1, sock, dir)
+	// mapped, and the exchange its socket once every process joined and
+	// opened its watch connection (every process runs the agent that
+	// answers deadlock and stall probes, mpi/virtual_quiesce.go).
+	ex.RemoveWhenJoined(true, sock, dir)
 
 	out := &lineWriter{}
 	if o.calib != nil {
