@@ -2,7 +2,6 @@ package launch
 
 import (
 	"bytes"
-	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,38 +20,15 @@ var bigToken = []byte{0x81, 0xa5, 't', 'o', 'k', 'e', 'n', 0xdb, 0x01, 0x00, 0x0
 // gompirun to 4.27 GB).
 func TestExchangeReadsBoundedHello(t *testing.T) {
 	s := &Server{token: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", procs: 1}
-	c := &helloConn{head: bigToken}
+	c := &accepttest.EndlessConn{Head: bigToken}
 	s.serve(c, func() {})
-	if c.read > 4<<10 || !c.closed {
-		t.Fatalf("the exchange read %d bytes of an unauthenticated hello (closed: %v), want at most %d", c.read, c.closed, s.helloLimit())
+	if c.BytesRead > 4<<10 || !c.Closed {
+		t.Fatalf("the exchange read %d bytes of an unauthenticated hello (closed: %v), want at most %d", c.BytesRead, c.Closed, s.helloLimit())
 	}
 	if s.Rejected() != 1 {
 		t.Fatalf("rejected %d connections, want 1", s.Rejected())
 	}
 }
-
-// helloConn is a connection that sends head, then zeros without end.
-type helloConn struct {
-	net.Conn
-	head   []byte
-	read   int
-	closed bool
-}
-
-func (c *helloConn) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 0
-		if c.read+i < len(c.head) {
-			p[i] = c.head[c.read+i]
-		}
-	}
-	c.read += len(p)
-	return len(p), nil
-}
-
-func (c *helloConn) Write(p []byte) (int, error)     { return len(p), nil }
-func (c *helloConn) SetReadDeadline(time.Time) error { return nil }
-func (c *helloConn) Close() error                    { c.closed = true; return nil }
 
 // TestExchangeAcceptSurvivesDescriptorExhaustion floods the exchange's
 // socket under a low open-file limit until Accept fails (EMFILE): once

@@ -35,32 +35,11 @@ func TestAcceptSurvivesDescriptorExhaustion(t *testing.T) {
 // token has a fixed size, so nothing more is read before authentication.
 func TestHandshakeReadsNoMoreThanTheToken(t *testing.T) {
 	tr := &Transport{cfg: Config{Token: "secret"}, ready: make(chan struct{})}
-	c := &endlessHello{head: append([]byte(magic), 0xff, 0xff)}
+	c := &accepttest.EndlessConn{Head: append([]byte(magic), 0xff, 0xff)}
 	if _, err := tr.handshake(c); err == nil {
 		t.Fatal("a hello announcing a 65535-byte token was accepted")
 	}
-	if limit := len(magic) + 2 + len("secret") + 4; c.read > limit {
-		t.Fatalf("the handshake read %d bytes before authenticating, want at most %d", c.read, limit)
+	if limit := len(magic) + 2 + len("secret") + 4; c.BytesRead > limit {
+		t.Fatalf("the handshake read %d bytes before authenticating, want at most %d", c.BytesRead, limit)
 	}
 }
-
-// endlessHello is a connection that sends head, then zeros without end.
-type endlessHello struct {
-	net.Conn
-	head []byte
-	read int
-}
-
-func (c *endlessHello) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 0
-		if c.read+i < len(c.head) {
-			p[i] = c.head[c.read+i]
-		}
-	}
-	c.read += len(p)
-	return len(p), nil
-}
-
-func (c *endlessHello) Write(p []byte) (int, error) { return len(p), nil }
-func (c *endlessHello) SetDeadline(time.Time) error { return nil }
