@@ -66,8 +66,10 @@ type Clock interface {
 	// size of the DATA that m answers or carries. started is the virtual
 	// time the operation m belongs to was posted (a receive matched by a
 	// REQ or eager DATA; 0 otherwise): the target cannot deal with m before
-	// its operation exists.
-	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64)
+	// its operation exists. For a DATA it returns the model time its copy
+	// into the user buffer completes (like End for DR: a wait that
+	// completes the receive later hands it to Ready); 0 otherwise.
+	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) (copied float64)
 	// Found is called when a Probe's waiting phase finds m, the message it
 	// looks for, and leaves it in the unexpected queue undealt: the wait
 	// ends no earlier than the target would see m.
@@ -94,18 +96,18 @@ type Clock interface {
 // nopClock is the real-mode clock: every event point is free.
 type nopClock struct{}
 
-func (nopClock) SimStart()                                                     {}
-func (nopClock) SimEnd()                                                       {}
-func (nopClock) Begin(Activity)                                                {}
-func (nopClock) End(Activity, int) float64                                     { return 0 }
-func (nopClock) Stamp(*transport.Header)                                       {}
-func (nopClock) WaitStart(bool)                                                {}
-func (nopClock) Early(*transport.Header) bool                                  { return false }
-func (nopClock) DueNow(*transport.Header) bool                                 { return true }
-func (nopClock) DueInWait(*transport.Header) bool                              { return true }
-func (nopClock) Deal(*transport.Header, bool, *transport.Header, int, float64) {}
-func (nopClock) Found(*transport.Header)                                       {}
-func (nopClock) Ready(float64)                                                 {}
-func (nopClock) WaitEnd()                                                      {}
-func (nopClock) Now() (float64, bool)                                          { return 0, false }
-func (nopClock) Elapse(float64)                                                {}
+func (nopClock) SimStart()                                                             {}
+func (nopClock) SimEnd()                                                               {}
+func (nopClock) Begin(Activity)                                                        {}
+func (nopClock) End(Activity, int) float64                                             { return 0 }
+func (nopClock) Stamp(*transport.Header)                                               {}
+func (nopClock) WaitStart(bool)                                                        {}
+func (nopClock) Early(*transport.Header) bool                                          { return false }
+func (nopClock) DueNow(*transport.Header) bool                                         { return true }
+func (nopClock) DueInWait(*transport.Header) bool                                      { return true }
+func (nopClock) Deal(*transport.Header, bool, *transport.Header, int, float64) float64 { return 0 }
+func (nopClock) Found(*transport.Header)                                               {}
+func (nopClock) Ready(float64)                                                         {}
+func (nopClock) WaitEnd()                                                              {}
+func (nopClock) Now() (float64, bool)                                                  { return 0, false }
+func (nopClock) Elapse(float64)                                                        {}

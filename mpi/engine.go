@@ -217,13 +217,23 @@ func (r *rank) sendReply(q *Request, ack *transport.Frame) {
 
 // dataFor builds the rendezvous DATA answering ACK f for send q. The payload
 // is borrowed from the user's buffer: the receiver copies straight out of it
-// and its Release completes q.
-func (r *rank) dataFor(q *Request, f *transport.Frame) *transport.Frame {
-	d := transport.NewFrame()
+// and its Release completes q. In virtual time a DATA to the rank itself
+// carries a copy instead (owned reports it), and q completes once it is
+// sent: borrowed, the send would wait on the host for the rank's own
+// receive to copy it out, which Algorithm 2 holds back until the rank's
+// clock reaches the DATA's arrival. That is a stall of the whole job, which
+// across processes costs a host round trip through gompirun each (NPB CG's
+// transpose exchange on two ranks is such a send, 416 per rank).
+func (r *rank) dataFor(q *Request, f *transport.Frame) (d *transport.Frame, owned bool) {
+	d = transport.NewFrame()
 	d.Header = transport.Header{
 		Kind: transport.Data, Flags: transport.FlagRendezvous, Context: q.ctx,
 		Src: int32(r.id), Dst: f.Src, Tag: q.tag, SendID: q.id, RecvID: f.RecvID,
 		Size: int64(len(q.buf)),
+	}
+	if len(q.buf) > 0 && r.virtual && int(f.Src) == r.id {
+		d.CopyPayload(q.buf)
+		return d, true
 	}
 	if len(q.buf) > 0 {
 		d.Payload = q.buf
@@ -233,7 +243,7 @@ func (r *rank) dataFor(q *Request, f *transport.Frame) *transport.Frame {
 			inbox.Kick()
 		})
 	}
-	return d
+	return d, false
 }
 
 // copyOut completes receive q with DATA frame f: it copies what fits,
@@ -288,13 +298,13 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		f.Free()
 	case transport.Ack: // send the DATA
 		delete(r.sends, f.SendID)
-		d := r.dataFor(q, f)
+		d, owned := r.dataFor(q, f)
 		r.clock.Deal(&f.Header, related, &d.Header, len(q.buf), q.vstart)
 		f.Free()
 		if err := r.send(d); err != nil {
 			q.err = err
 			q.complete()
-		} else if len(q.buf) == 0 {
+		} else if len(q.buf) == 0 || owned {
 			q.complete()
 		}
 	case transport.Data: // receive the DATA
@@ -306,7 +316,12 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		} else {
 			r.unpost(q, idx)
 		}
-		r.clock.Deal(&f.Header, related, nil, int(f.Size), q.vstart)
+		copied := r.clock.Deal(&f.Header, related, nil, int(f.Size), q.vstart)
+		if !related {
+			// Dealt before its receive is waited for (a stall's
+			// resolution): the wait to come ends no earlier (foldReady).
+			q.vready = max(q.vready, copied)
+		}
 		r.copyOut(q, f)
 	}
 }

@@ -211,7 +211,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 	}
 	oversubscribed := machineRanks > runtime.NumCPU()
-	spin, err := spinFor(oversubscribed || virt != nil)
+	spin, err := spinFor(oversubscribed)
 	if err != nil {
 		return err
 	}
@@ -423,9 +423,15 @@ const SpinEnv = "GOMPI_SPIN"
 // spinFor chooses how long waiting ranks spin.
 //   - More ranks on this machine than cores: sleep at once; a spin would
 //     hold a core a peer needs.
-//   - Virtual time: sleep at once. Host latency is not part of the
-//     prediction, and spinning ranks inflated the measured computation of
-//     the ranks beside them (docs/accuracy.md, "Error sources").
+//   - Virtual time alike. Host latency is not part of a prediction, but
+//     a rank that sleeps on every wait leaves its core idle, and this VM
+//     then runs the rank's next computation measurably slower (its caches
+//     cooled): NPB CG class A from two processes measured 6% more
+//     computation sleeping than spinning (docs/accuracy.md, "Error
+//     sources"). A spin bounded at SpinIters, then shared memory's
+//     SpinBeforeSleep, keeps a rank on its core through the short waits of
+//     an exchange and lets a long one (a stall, which gompirun resolves
+//     only once every rank sleeps) sleep.
 //   - Otherwise spin: shared memory answers in a fraction of a microsecond,
 //     and a TCP answer finds its rank awake. With only TCP peers the
 //     spinning rank drains the sockets itself (transport/tcp Poll); beside

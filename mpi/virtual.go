@@ -282,12 +282,14 @@ func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
 
 var modelKind = [...]vtime.MsgKind{transport.Data: vtime.DATA, transport.Req: vtime.REQ, transport.Ack: vtime.ACK}
 
-func (c *virtualClock) Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) {
+func (c *virtualClock) Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) float64 {
 	if int(m.Kind) >= len(modelKind) || modelKind[m.Kind] == 0 {
-		return
+		return 0
 	}
-	ta := c.m.Deal(vtime.Message{Kind: modelKind[m.Kind], Arrival: m.Arrival, Size: int64(dataSize), Peer: int(m.Src), Started: started}, related)
+	t := c.m.Deal(vtime.Message{Kind: modelKind[m.Kind], Arrival: m.Arrival, Size: int64(dataSize), Peer: int(m.Src), Started: started}, related)
 	if reply != nil {
-		reply.Arrival = ta
+		reply.Arrival = t
+		return 0
 	}
+	return t
 }

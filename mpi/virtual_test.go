@@ -678,3 +678,92 @@ func TestVirtualNonOvertaking(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualRendezvousToSelf: a rank exchanges a rendezvous-sized message
+// with itself (Irecv, Send, Wait, as NPB CG's transpose exchange does on two
+// ranks). The send completes without the job-wide stall resolution (none
+// is counted), and the receive ends when Eq. (3) says the DATA is copied
+// out: REQ, ACK and DATA each cost a (h = 0, size 0 for REQ and ACK), the
+// DATA s/B_mem into the buffer and s/B_mem to arrive, and the copy to the
+// user buffer s/B_mem, so 3 a + 3 s/B_mem in all.
+func TestVirtualRendezvousToSelf(t *testing.T) {
+	const a, s = 1e-6, 256 << 10
+	m := tianhe1a(t)
+	m.Overhead.A = a
+	v, err := NewVirtual(m, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Run(func(c *Comm) error {
+		in, out := make([]byte, s), make([]byte, s)
+		for i := range out {
+			out[i] = byte(i)
+		}
+		q, err := Irecv(c, in, 0, 7)
+		if err != nil {
+			return err
+		}
+		if err := Send(c, out, 0, 7); err != nil {
+			return err
+		}
+		if _, err := q.Wait(); err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(in, out) {
+			return errors.New("the message to itself arrived changed")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := v.Report()
+	if rep.Stalls != 0 || rep.SpeculativeStalls != 0 {
+		t.Errorf("stalls %d (+%d speculative), want none", rep.Stalls, rep.SpeculativeStalls)
+	}
+	if got, want := rep.Predicted, 3*a+3*float64(s)/6.38e9; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("predicted %.12g s, want 3 a + 3 s/B_mem = %.12g s", got, want)
+	}
+}
+
+// TestVirtualStallDealsDataForALaterWait: two ranks of one node exchange a
+// rendezvous message at once (Irecv, Send, Wait, as NPB CG's row sums do).
+// Each Send waits on the host for the other rank to copy its DATA out, and
+// each rank holds the other's DATA in its early queue, so the job stalls
+// and the resolution deals one DATA before its receive is waited for. That
+// receive's Wait must still end when the copy does: both ranks end at
+// 3 a + 3 s/B_mem (REQ at a, ACK at 2 a, DATA buffered at 3 a + s/B_mem,
+// arrived at 3 a + 2 s/B_mem, copied out at 3 a + 3 s/B_mem).
+func TestVirtualStallDealsDataForALaterWait(t *testing.T) {
+	const a, s = 1e-6, 256 << 10
+	m := tianhe1a(t)
+	m.Overhead.A = a
+	want := 3*a + 3*float64(s)/6.38e9
+	for run := 0; run < 5; run++ {
+		v, err := NewVirtual(m, 2, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = v.Run(func(c *Comm) error {
+			in, out := make([]byte, s), make([]byte, s)
+			peer := 1 - c.Rank()
+			q, err := Irecv(c, in, peer, 7)
+			if err != nil {
+				return err
+			}
+			if err := Send(c, out, peer, 7); err != nil {
+				return err
+			}
+			_, err = q.Wait()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, res := range v.Results() {
+			if math.Abs(res.End-want) > 1e-9*want {
+				t.Errorf("run %d: rank %d ends at %.12g s, want 3 a + 3 s/B_mem = %.12g s", run, res.Rank, res.End, want)
+			}
+		}
+	}
+}

@@ -104,7 +104,12 @@ func (r *Rank) DueInWait(ta float64) bool { return ta <= r.wait.cur.end }
 // Deal is Algorithm 3, DealMessage(c, m). It computes t_temp, the time the
 // target deals with m (lines 1-13), and returns the arrival time of the
 // reply it sends: the ACK answering a REQ (line 15) or the DATA answering an
-// ACK (line 18), 0 for a DATA, which has no reply. When m is an ACK or DATA
+// ACK (line 18). A DATA has no reply: for it Deal returns the time its copy
+// into the user buffer completes, t_temp + size/B_mem, which the wait that
+// completes its receive must not end before; when m is related to c that
+// wait is this one (below), otherwise the caller keeps it for the wait to
+// come (a DATA dealt before its receive is waited for, as the resolution
+// of a stall does). When m is an ACK or DATA
 // related to c, the wait ends no earlier than the DATA leaves or lands
 // (lines 21 and 26). A wait for several requests (Waitall) ends at the
 // latest of them, so the end is a running maximum.
@@ -115,7 +120,7 @@ func (r *Rank) DueInWait(ta float64) bool { return ta <= r.wait.cur.end }
 // computed in that earlier wait are not revised (VACED-SIM would need
 // checkpointing and rollback for that); the paper notes this makes
 // predictions err on the short side.
-func (r *Rank) Deal(m Message, related bool) (replyArrival float64) {
+func (r *Rank) Deal(m Message, related bool) (t float64) {
 	w := &r.wait
 	// Beyond the paper: a message cannot be dealt with before its
 	// operation started. On the target, a REQ or DATA that arrives before
@@ -134,19 +139,20 @@ func (r *Rank) Deal(m Message, related bool) (replyArrival float64) {
 	}
 	switch m.Kind {
 	case REQ:
-		_, replyArrival = r.t.Transfer(ttemp, 0, r.id, m.Peer, &r.nic)
+		_, t = r.t.Transfer(ttemp, 0, r.id, m.Peer, &r.nic)
 	case ACK:
 		var tr float64
-		tr, replyArrival = r.t.Transfer(ttemp, m.Size, r.id, m.Peer, &r.nic)
+		tr, t = r.t.Transfer(ttemp, m.Size, r.id, m.Peer, &r.nic)
 		if related {
 			w.cur.end = max(w.cur.end, w.cur.start, tr)
 		}
 	case DATA:
+		t = ttemp + r.t.CopyTime(m.Size)
 		if related {
-			w.cur.end = max(w.cur.end, w.cur.start, ttemp+r.t.CopyTime(m.Size))
+			w.cur.end = max(w.cur.end, w.cur.start, t)
 		}
 	}
-	return replyArrival
+	return t
 }
 
 // Found is for a waiting activity that looks for a message without dealing

@@ -510,6 +510,30 @@ func TestAlgorithm3Line21UnrelatedAckLeavesWaitEnd(t *testing.T) {
 	}
 }
 
+// TestAlgorithm3Line26DataCopyEnd: a DATA has no reply; Deal returns when
+// its copy into the user buffer completes, t_temp + s/B_mem, and moves the
+// wait's end there only when the DATA is related to c (line 26). An
+// unrelated one leaves the end for the wait that completes its receive.
+func TestAlgorithm3Line26DataCopyEnd(t *testing.T) {
+	s := int64(1 << 20)
+	for _, related := range []bool{true, false} {
+		r := NewRank(tianhe(t, 24), 0, nil, 0)
+		r.SimStart()
+		r.WaitStart(false)
+		got := r.Deal(Message{Kind: DATA, Arrival: 2, Size: s, Peer: 12}, related)
+		if want := 2 + float64(s)/bMem; !near(got, want) {
+			t.Errorf("related %v: copy ends at %g, want t_temp + s/B_mem = %g", related, got, want)
+		}
+		end := 0.0
+		if related {
+			end = got
+		}
+		if r.wait.cur.end != end {
+			t.Errorf("related %v: A_WT_end = %g, want %g", related, r.wait.cur.end, end)
+		}
+	}
+}
+
 // TestAlgorithm3Lines1To13DealTime checks t_temp for arrivals in the
 // current wait, in an earlier wait, between waits and before all waits.
 func TestAlgorithm3Lines1To13DealTime(t *testing.T) {
