@@ -86,6 +86,13 @@ type Clock interface {
 	// WaitEnd is E_end of WT: num++ and t_V = A_WT_end[num-1].
 	WaitEnd()
 
+	// EnterEngine and LeaveEngine bracket the engine's own work inside an
+	// MPI call (posting an operation, a waiting phase): no computation is
+	// measured between them, whatever event points come between. They
+	// nest. Beyond the paper's event points: see vtime.Rank.EnterEngine.
+	EnterEngine()
+	LeaveEngine()
+
 	// Now is the rank's current time for Wtime: virtual seconds in virtual
 	// mode. ok is false in real mode (Wtime then reads the host clock).
 	Now() (t float64, ok bool)
@@ -109,5 +116,7 @@ func (nopClock) Deal(*transport.Header, bool, *transport.Header, int, float64) f
 func (nopClock) Found(*transport.Header)                                               {}
 func (nopClock) Ready(float64)                                                         {}
 func (nopClock) WaitEnd()                                                              {}
+func (nopClock) EnterEngine()                                                          {}
+func (nopClock) LeaveEngine()                                                          {}
 func (nopClock) Now() (float64, bool)                                                  { return 0, false }
 func (nopClock) Elapse(float64)                                                        {}

@@ -77,6 +77,10 @@ func (r *rank) isend(c *Comm, buf []byte, dst int, tag int, ctx uint32, sync boo
 // startSend fills q (new, or the rank's reusable blocking request) and runs
 // the send's starting phase.
 func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx uint32, sync bool) *Request {
+	if r.virtual {
+		r.clock.EnterEngine()
+		defer r.clock.LeaveEngine()
+	}
 	q.reset(r, c, reqSend, buf, ctx, int32(dst), int32(tag), sync)
 	if dst == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}
@@ -135,6 +139,10 @@ func (r *rank) irecv(c *Comm, buf []byte, src int, tag int, ctx uint32) *Request
 
 // startRecv fills q and runs the receive's starting phase.
 func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx uint32) *Request {
+	if r.virtual {
+		r.clock.EnterEngine()
+		defer r.clock.LeaveEngine()
+	}
 	q.reset(r, c, reqRecv, buf, ctx, int32(src), int32(tag), false)
 	if src == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}

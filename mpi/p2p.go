@@ -33,6 +33,8 @@ func (c *Comm) startSend(buf []byte, dest, tag int, sync bool) (*Request, error)
 
 // startSendInto starts a send using q, or a new request when q is nil.
 func (c *Comm) startSendInto(q *Request, buf []byte, dest, tag int, sync bool) (*Request, error) {
+	c.enterEngine()
+	defer c.leaveEngine()
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -56,6 +58,8 @@ func (c *Comm) startRecv(buf []byte, source, tag int) (*Request, error) {
 
 // startRecvInto starts a receive using q, or a new request when q is nil.
 func (c *Comm) startRecvInto(q *Request, buf []byte, source, tag int) (*Request, error) {
+	c.enterEngine()
+	defer c.leaveEngine()
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -101,6 +105,8 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 		return errorf(ClassComm, "null communicator")
 	}
 	c.enter(callSend, dest, tag)
+	c.enterEngine() // one bracket for the whole call: no burst between its pieces
+	defer c.leaveEngine()
 	q, err := c.startSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
 	if err != nil {
 		return err
@@ -113,6 +119,8 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 // (MPI_Ssend).
 func Ssend[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	c.enter(callSsend, dest, tag)
+	c.enterEngine() // one bracket for the whole call: no burst between its pieces
+	defer c.leaveEngine()
 	q, err := c.startSend(asBytes(buf), dest, tag, true)
 	if err != nil {
 		return err
@@ -128,6 +136,8 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 		return Status{}, errorf(ClassComm, "null communicator")
 	}
 	c.enter(callRecv, source, tag)
+	c.enterEngine() // one bracket for the whole call: no burst between its pieces
+	defer c.leaveEngine()
 	q, err := c.startRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
 	if err != nil {
 		return Status{}, err
@@ -139,6 +149,8 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 // one call, without deadlock whatever the peers do (MPI_Sendrecv).
 func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, source, recvtag int) (Status, error) {
 	c.enter(callSendrecv, dest, source)
+	c.enterEngine() // one bracket for the whole call: no burst between its pieces
+	defer c.leaveEngine()
 	rq, err := c.startRecv(asBytes(recvbuf), source, recvtag)
 	if err != nil {
 		return Status{}, err
@@ -218,6 +230,10 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 // Without a match it returns Source ProcNull.
 func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	r := c.r
+	if r.virtual {
+		r.clock.EnterEngine()
+		defer r.clock.LeaveEngine()
+	}
 	pattern := &Request{ctx: ctx, peer: int32(src), tag: int32(tag)}
 	var st Status
 	found := func() bool {
@@ -237,4 +253,21 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	return st, nil
+}
+
+// enterEngine and leaveEngine bracket the engine's own work in a call on c
+// for the virtual clock (Clock.EnterEngine; nil-safe, nothing in real
+// mode). Data work a collective does between its point-to-point pieces
+// (local copies, reductions) stays outside them: the target's MPI does it
+// too, so it is measured as computation.
+func (c *Comm) enterEngine() {
+	if c != nil && c.r != nil && c.r.virtual {
+		c.r.clock.EnterEngine()
+	}
+}
+
+func (c *Comm) leaveEngine() {
+	if c != nil && c.r != nil && c.r.virtual {
+		c.r.clock.LeaveEngine()
+	}
 }

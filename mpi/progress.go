@@ -192,6 +192,10 @@ func (r *rank) mark(q *Request) {
 // through the event points of an empty waiting activity, and a test does so
 // only to fold a pending DR copy (Clock.Ready).
 func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
+	if r.virtual {
+		r.clock.EnterEngine() // the engine's own work is not computation (Clock)
+		defer r.clock.LeaveEngine()
+	}
 	if !cond() {
 		r.waitEpoch++
 		for _, q := range reqs {
@@ -233,6 +237,10 @@ func (q *Request) Wait() (Status, error) {
 func (q *Request) wait() (Status, error) {
 	if q == nil {
 		return emptyStatus(), nil
+	}
+	if q.r.virtual {
+		q.r.clock.EnterEngine()
+		defer q.r.clock.LeaveEngine()
 	}
 	q.r.waitFor([]*Request{q}, q.done.Load, true)
 	return q.finish()
@@ -330,6 +338,10 @@ func Waitall(reqs []*Request) ([]Status, error) {
 func waitall(reqs []*Request) ([]Status, error) {
 	r := reqOwner(reqs)
 	if r != nil {
+		if r.virtual {
+			r.clock.EnterEngine()
+			defer r.clock.LeaveEngine()
+		}
 		r.waitFor(reqs, func() bool { return allDone(reqs) }, true)
 	}
 	return collectAll(reqs)

@@ -277,6 +277,8 @@ func (c *virtualClock) DueInWait(m *transport.Header) bool { return c.m.DueInWai
 func (c *virtualClock) Found(m *transport.Header)          { c.m.Found(m.Arrival) }
 func (c *virtualClock) WaitEnd()                           { c.m.WaitEnd() }
 func (c *virtualClock) Ready(copied float64)               { c.m.Ready(copied) }
+func (c *virtualClock) EnterEngine()                       { c.m.EnterEngine() }
+func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine() }
 func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
 func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
 

@@ -38,10 +38,21 @@ type fakeMeter struct {
 	on      bool
 }
 
-func (f *fakeMeter) Begin()        { f.t1, f.on = f.now, true }
-func (f *fakeMeter) End() float64  { f.on = false; return f.now - f.t1 }
-func (f *fakeMeter) Peek() float64 { return f.now - f.t1 }
-func (f *fakeMeter) Abandon()      { f.on = false }
+func (f *fakeMeter) Begin() { f.t1, f.on = f.now, true }
+func (f *fakeMeter) End() float64 { // no burst in progress: 0, as ThreadCPU
+	if !f.on {
+		return 0
+	}
+	f.on = false
+	return f.now - f.t1
+}
+func (f *fakeMeter) Peek() float64 {
+	if !f.on {
+		return 0
+	}
+	return f.now - f.t1
+}
+func (f *fakeMeter) Abandon() { f.on = false }
 
 func TestEq3SendTimes(t *testing.T) {
 	tg := tianhe(t, 400)

@@ -11,7 +11,11 @@ package vtime
 //
 // Computation between an end event and the next start event is measured by
 // the Meter (actual simulation, Eq. 2) and scaled by cpuScale and by the
-// contention factor (contention.go).
+// contention factor (contention.go). The MPI library's own bookkeeping
+// between its event points (posting, matching, queue work) is not the
+// program's computation, and on the target it is the software overhead
+// o(s) already charged: the engine brackets it with EnterEngine and
+// LeaveEngine, between which no burst is measured.
 type Rank struct {
 	id       int
 	t        *Target
@@ -31,6 +35,8 @@ type Rank struct {
 	nic Link // the injection link its network messages queue on (nic_queue)
 
 	wait waitState // Algorithm 2 / 3 state
+
+	engine int // depth of EnterEngine: no burst is measured while > 0
 
 	comp, comm, waiting float64 // time by kind of activity
 	ended               bool
@@ -150,10 +156,37 @@ func (r *Rank) pause() {
 	r.comp += d
 }
 
-// resume starts a computation burst: t'1 = now.
+// resume starts a computation burst: t'1 = now, unless the engine's own
+// work is in progress (EnterEngine), whose end starts it instead.
 func (r *Rank) resume() {
-	if r.meter != nil {
+	if r.meter != nil && r.engine == 0 {
 		r.meter.Begin()
+	}
+}
+
+// EnterEngine says the MPI engine starts its own work inside a call
+// (posting an operation, matching, a waiting phase): the computation burst
+// in progress ends here (t_V += it) and none is measured until the
+// matching LeaveEngine, whatever event points come between. Calls nest.
+// Not in the paper, whose computation is everything between an end event
+// and the next start event: in gompi that also held the engine's
+// bookkeeping around the activities, charged as computation, while the
+// target's MPI spends that time within o(s) (docs/model.md).
+func (r *Rank) EnterEngine() {
+	if r.engine == 0 {
+		r.pause()
+	}
+	r.engine++
+}
+
+// LeaveEngine ends what EnterEngine began: the program computes again from
+// here (t'1 = now) once the outermost bracket closes.
+func (r *Rank) LeaveEngine() {
+	if r.engine == 0 {
+		return
+	}
+	if r.engine--; r.engine == 0 {
+		r.resume()
 	}
 }
 
