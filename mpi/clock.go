@@ -24,7 +24,8 @@ func (a Activity) String() string {
 
 // Clock receives the 12 event points of VACED-SIM Sect. 3.1.2 from the
 // protocol engine: the start and end of the simulation, and the start and
-// end of each activity. The engine calls it nowhere else. Real runs use
+// end of each activity, and besides them only the brackets of its own work
+// (EnterEngine, LeaveEngine), which the paper does not have. Real runs use
 // nopClock; virtual runs implement the update rules of Sect. 3.2 and the
 // virtual simulation of Sect. 4.
 //
