@@ -130,18 +130,51 @@ func FitMachine(c *Calibration, kernel string) (*Calibrated, error) {
 		return nil, errors.New("vtime: calibration: negative eager limit")
 	}
 	res := &Calibrated{}
-	shm, err := classify(c.Shm, c.EagerLimit, "shared memory")
+	m, shm, invMem, err := res.fitShm(c)
 	if err != nil {
 		return nil, err
+	}
+	var net []point
+	if len(c.Net) > 0 {
+		if net, err = res.fitNet(c, m, invMem); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range []struct {
+		pts  []point
+		name string
+	}{{shm, "shared memory"}, {net, "network"}} {
+		for _, rdv := range []bool{false, true} {
+			if f, ok := fitLine(r.pts, rdv, r.name); ok {
+				res.Fits = append(res.Fits, f)
+			}
+		}
+	}
+	if m.Contention, err = res.fitContention(c, kernel); err != nil {
+		return nil, err
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	res.Machine = m
+	return res, nil
+}
+
+// fitShm fits a and B_mem to the shared-memory ping-pongs and returns the
+// machine of one node they describe, the points and 1/B_mem as fitted.
+func (res *Calibrated) fitShm(c *Calibration) (*Machine, []point, float64, error) {
+	shm, err := classify(c.Shm, c.EagerLimit, "shared memory")
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	// h = 0: one-way = k a + 3 s / B_mem, k = 1 eager, 3 rendezvous.
 	coef, fit, err := fitModel(shm, func(p point) float64 { return 0 }, "shared memory model")
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	a, invMem := coef[0], coef[1]/3
 	if !(invMem > 0) {
-		return nil, fmt.Errorf("vtime: calibration: shared memory: one-way time does not grow with size")
+		return nil, nil, 0, fmt.Errorf("vtime: calibration: shared memory: one-way time does not grow with size")
 	}
 	fit.Params = []Param{{"a", a, "s"}, {"bmem", 1 / invMem, "B/s"}}
 	res.Fits = append(res.Fits, fit)
@@ -155,58 +188,59 @@ func FitMachine(c *Calibration, kernel string) (*Calibrated, error) {
 		// with a network nobody measured.
 		Levels: []Level{{topologySpec: topologySpec{Kind: "star", Size: 1}, Bandwidth: 1 / invMem}},
 	}
-	var net []point
-	if len(c.Net) > 0 {
-		if net, err = classify(c.Net, c.NetEagerLimit, "network"); err != nil {
+	return m, shm, invMem, nil
+}
+
+// fitNet fits the network level (l, B_net) to the ping-pongs between hosts,
+// with B_net from the stream where there is one, and gives m that network.
+func (res *Calibrated) fitNet(c *Calibration, m *Machine, invMem float64) ([]point, error) {
+	net, err := classify(c.Net, c.NetEagerLimit, "network")
+	if err != nil {
+		return nil, err
+	}
+	a := m.Overhead.A
+	// h > 0: one-way - (k a + 2 s / B_mem) = k l + s / B_net.
+	known := func(p point) float64 { return p.k*a + 2*p.s*invMem }
+	var l, invNet float64
+	var fit Fit
+	if st := c.NetStream; st != nil {
+		if !(st.Bytes > 0 && st.Seconds > 0) || math.IsInf(st.Seconds, 1) {
+			return nil, fmt.Errorf("vtime: calibration: network stream: %d bytes in %g s", st.Bytes, st.Seconds)
+		}
+		invNet = st.Seconds / float64(st.Bytes)
+		withStream := func(p point) float64 { return known(p) + p.s*invNet }
+		l = fitLatency(net, withStream)
+		fit = Fit{Name: "network model, streamed bandwidth"}
+		fit.residuals(net, func(p point) float64 { return withStream(p) + p.k*l })
+	} else {
+		coef, f, err := fitModel(net, known, "network model")
+		if err != nil {
 			return nil, err
 		}
-		// h > 0: one-way - (k a + 2 s / B_mem) = k l + s / B_net.
-		known := func(p point) float64 { return p.k*a + 2*p.s*invMem }
-		var l, invNet float64
-		var fit Fit
-		if st := c.NetStream; st != nil {
-			if !(st.Bytes > 0 && st.Seconds > 0) || math.IsInf(st.Seconds, 1) {
-				return nil, fmt.Errorf("vtime: calibration: network stream: %d bytes in %g s", st.Bytes, st.Seconds)
-			}
-			invNet = st.Seconds / float64(st.Bytes)
-			withStream := func(p point) float64 { return known(p) + p.s*invNet }
-			l = fitLatency(net, withStream)
-			fit = Fit{Name: "network model, streamed bandwidth"}
-			fit.residuals(net, func(p point) float64 { return withStream(p) + p.k*l })
-		} else {
-			coef, f, err := fitModel(net, known, "network model")
-			if err != nil {
-				return nil, err
-			}
-			l, invNet, fit = coef[0], coef[1], f
-		}
-		if !(invNet > 0) {
-			return nil, fmt.Errorf("vtime: calibration: network: one-way time grows no faster with size than two memory copies")
-		}
-		fit.Params = []Param{{"l", l, "s"}, {"bandwidth", 1 / invNet, "B/s"}}
-		res.Fits = append(res.Fits, fit)
-		res.addPoints(net, true, func(p point) float64 { return known(p) + p.k*l + p.s*invNet })
-		// A star has hop 2 between any two nodes: l(2) = l0 = l with lh 0.
-		m.Levels = []Level{{topologySpec: topologySpec{Kind: "star"}, Bandwidth: 1 / invNet, L0: l}}
-		// A rank's NIC sends its messages one after the other: without
-		// the queue, two messages a rank sends at once (MG's two faces
-		// of an axis to one neighbour) would each get the whole link.
-		m.NICQueue = true
-		if c.NetHostsShareMachine {
-			m.CoresPerNode = max(1, c.CoresPerNode/2)
-		}
+		l, invNet, fit = coef[0], coef[1], f
 	}
-	for _, r := range []struct {
-		pts  []point
-		name string
-	}{{shm, "shared memory"}, {net, "network"}} {
-		for _, rdv := range []bool{false, true} {
-			if f, ok := fitLine(r.pts, rdv, r.name); ok {
-				res.Fits = append(res.Fits, f)
-			}
-		}
+	if !(invNet > 0) {
+		return nil, fmt.Errorf("vtime: calibration: network: one-way time grows no faster with size than two memory copies")
 	}
+	fit.Params = []Param{{"l", l, "s"}, {"bandwidth", 1 / invNet, "B/s"}}
+	res.Fits = append(res.Fits, fit)
+	res.addPoints(net, true, func(p point) float64 { return known(p) + p.k*l + p.s*invNet })
+	// A star has hop 2 between any two nodes: l(2) = l0 = l with lh 0.
+	m.Levels = []Level{{topologySpec: topologySpec{Kind: "star"}, Bandwidth: 1 / invNet, L0: l}}
+	// A rank's NIC sends its messages one after the other: without the
+	// queue, two messages a rank sends at once (MG's two faces of an axis
+	// to one neighbour) would each get the whole link.
+	m.NICQueue = true
+	if c.NetHostsShareMachine {
+		m.CoresPerNode = max(1, c.CoresPerNode/2)
+	}
+	return net, nil
+}
 
+// fitContention computes the contention factors of the three kernels and
+// returns the table of the one asked for, for the machine file.
+func (res *Calibrated) fitContention(c *Calibration, kernel string) ([]float64, error) {
+	var err error
 	if res.Compute, res.Memory, err = contentionFactors(c.Contention, c.CoresPerNode); err != nil {
 		return nil, err
 	}
@@ -214,27 +248,24 @@ func FitMachine(c *Calibration, kernel string) (*Calibrated, error) {
 	for i := range res.Mixed {
 		res.Mixed[i] = math.Sqrt(res.Compute[i] * res.Memory[i])
 	}
+	var table []float64
 	switch kernel {
 	case "compute":
-		m.Contention = res.Compute
+		table = res.Compute
 	case "memory":
-		m.Contention = res.Memory
+		table = res.Memory
 	case "mixed", "":
-		m.Contention = res.Mixed
+		table = res.Mixed
 	default:
 		return nil, fmt.Errorf("vtime: calibration: contention kernel %q is not compute, memory or mixed", kernel)
 	}
 	// Ranks do not compute faster together: a factor below 1 is the
 	// measurement's noise, and the written table says "no slowdown" there.
-	m.Contention = append([]float64(nil), m.Contention...)
-	for i, f := range m.Contention {
-		m.Contention[i] = math.Max(f, 1)
+	table = append([]float64(nil), table...)
+	for i, f := range table {
+		table[i] = math.Max(f, 1)
 	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	res.Machine = m
-	return res, nil
+	return table, nil
 }
 
 // point is a measurement with its protocol: k = 1 eager, 3 rendezvous
