@@ -265,25 +265,7 @@ type topologySpec struct {
 
 // build checks a topology spec and makes it. field names the spec in errors.
 func (s topologySpec) build(field string) (topology, error) {
-	bad := func(f, why string, a ...any) error {
-		return fmt.Errorf("%s.%s: %s", field, f, fmt.Sprintf(why, a...))
-	}
-	checkDims := func() error {
-		if len(s.Dims) == 0 {
-			return bad("dims", "%s needs at least one dimension", s.Kind)
-		}
-		n := 1
-		for i, d := range s.Dims {
-			if d < 1 {
-				return bad("dims", "dimension %d has size %d, want >= 1", i, d)
-			}
-			if n > 1<<24/d {
-				return bad("dims", "more than %d positions", 1<<24)
-			}
-			n *= d
-		}
-		return nil
-	}
+	bad := s.fieldError(field)
 	switch s.Kind {
 	case "star":
 		if s.Size < 0 {
@@ -296,53 +278,9 @@ func (s topologySpec) build(field string) (topology, error) {
 		}
 		return ring{n: s.Size, bidir: s.Bidir}, nil
 	case "mesh", "torus":
-		if err := checkDims(); err != nil {
-			return nil, err
-		}
-		wrap := make([]bool, len(s.Dims))
-		if s.Kind == "torus" {
-			switch {
-			case s.Wrap == nil:
-				for i := range wrap {
-					wrap[i] = true
-				}
-			case len(s.Wrap) != len(s.Dims):
-				return nil, bad("wrap", "has %d entries for %d dims", len(s.Wrap), len(s.Dims))
-			default:
-				copy(wrap, s.Wrap)
-			}
-		} else if s.Wrap != nil {
-			return nil, bad("wrap", "a mesh does not wrap (use topology torus)")
-		}
-		return newGrid(s.Dims, wrap), nil
+		return s.buildGrid(bad)
 	case "twisted-torus":
-		if err := checkDims(); err != nil {
-			return nil, err
-		}
-		g := newGrid(s.Dims, make([]bool, len(s.Dims)))
-		for i := range g.wrap {
-			g.wrap[i] = true
-		}
-		if g.n > 1<<16-1 {
-			return nil, bad("dims", "twisted torus limited to %d positions", 1<<16-1)
-		}
-		deg := s.Degree
-		if deg == 0 {
-			deg = 1
-		}
-		if deg < 0 || deg >= len(s.Dims) && len(s.Dims) > 1 {
-			return nil, bad("degree", "%d is not in 1..%d", deg, len(s.Dims)-1)
-		}
-		jump := s.Jump
-		if jump == nil {
-			jump = make([]int, len(s.Dims))
-			for i := range jump {
-				jump[i] = 1
-			}
-		} else if len(jump) != len(s.Dims) {
-			return nil, bad("jump", "has %d entries for %d dims", len(jump), len(s.Dims))
-		}
-		return &twisted{g: g, degree: deg, jump: jump}, nil
+		return s.buildTwisted(bad)
 	case "tree", "fat-tree":
 		if s.Arity < 2 {
 			return nil, bad("arity", "a tree needs arity >= 2, got %d", s.Arity)
@@ -356,22 +294,112 @@ func (s topologySpec) build(field string) (topology, error) {
 		}
 		return newTree(s.Arity, n), nil
 	case "eq5":
-		e := eq5{group: s.Group, near: s.Near, far: s.Far}
-		if e.group == 0 {
-			e.group = 16
-		}
-		if e.near == 0 {
-			e.near = 3
-		}
-		if e.far == 0 {
-			e.far = 5
-		}
-		if e.group < 1 || e.near < 1 || e.far < e.near {
-			return nil, bad("group", "eq5 wants group >= 1 and 1 <= near <= far")
-		}
-		return e, nil
+		return s.buildEq5(bad)
 	case "":
 		return nil, bad("topology", "missing (star, ring, mesh, torus, twisted-torus, tree, fat-tree, eq5)")
 	}
 	return nil, bad("topology", "unknown kind %q (star, ring, mesh, torus, twisted-torus, tree, fat-tree, eq5)", s.Kind)
+}
+
+// badField makes the error of one field of a topology: "levels[i].dims: ...".
+type badField func(f, why string, a ...any) error
+
+func (s topologySpec) fieldError(field string) badField {
+	return func(f, why string, a ...any) error {
+		return fmt.Errorf("%s.%s: %s", field, f, fmt.Sprintf(why, a...))
+	}
+}
+
+// checkDims checks the dimensions of a grid: at least one, each >= 1, and
+// at most 2^24 positions in all.
+func (s topologySpec) checkDims(bad badField) error {
+	if len(s.Dims) == 0 {
+		return bad("dims", "%s needs at least one dimension", s.Kind)
+	}
+	n := 1
+	for i, d := range s.Dims {
+		if d < 1 {
+			return bad("dims", "dimension %d has size %d, want >= 1", i, d)
+		}
+		if n > 1<<24/d {
+			return bad("dims", "more than %d positions", 1<<24)
+		}
+		n *= d
+	}
+	return nil
+}
+
+// buildGrid builds a mesh or a torus (wrapping in every dimension unless
+// wrap says which).
+func (s topologySpec) buildGrid(bad badField) (topology, error) {
+	if err := s.checkDims(bad); err != nil {
+		return nil, err
+	}
+	wrap := make([]bool, len(s.Dims))
+	if s.Kind == "torus" {
+		switch {
+		case s.Wrap == nil:
+			for i := range wrap {
+				wrap[i] = true
+			}
+		case len(s.Wrap) != len(s.Dims):
+			return nil, bad("wrap", "has %d entries for %d dims", len(s.Wrap), len(s.Dims))
+		default:
+			copy(wrap, s.Wrap)
+		}
+	} else if s.Wrap != nil {
+		return nil, bad("wrap", "a mesh does not wrap (use topology torus)")
+	}
+	return newGrid(s.Dims, wrap), nil
+}
+
+// buildTwisted builds a twisted torus (type twisted): degree 1 and jumps
+// of 1 unless given.
+func (s topologySpec) buildTwisted(bad badField) (topology, error) {
+	if err := s.checkDims(bad); err != nil {
+		return nil, err
+	}
+	g := newGrid(s.Dims, make([]bool, len(s.Dims)))
+	for i := range g.wrap {
+		g.wrap[i] = true
+	}
+	if g.n > 1<<16-1 {
+		return nil, bad("dims", "twisted torus limited to %d positions", 1<<16-1)
+	}
+	deg := s.Degree
+	if deg == 0 {
+		deg = 1
+	}
+	if deg < 0 || deg >= len(s.Dims) && len(s.Dims) > 1 {
+		return nil, bad("degree", "%d is not in 1..%d", deg, len(s.Dims)-1)
+	}
+	jump := s.Jump
+	if jump == nil {
+		jump = make([]int, len(s.Dims))
+		for i := range jump {
+			jump[i] = 1
+		}
+	} else if len(jump) != len(s.Dims) {
+		return nil, bad("jump", "has %d entries for %d dims", len(jump), len(s.Dims))
+	}
+	return &twisted{g: g, degree: deg, jump: jump}, nil
+}
+
+// buildEq5 builds the paper's Eq. (5) topology, with its defaults
+// (group 16, near 3, far 5).
+func (s topologySpec) buildEq5(bad badField) (topology, error) {
+	e := eq5{group: s.Group, near: s.Near, far: s.Far}
+	if e.group == 0 {
+		e.group = 16
+	}
+	if e.near == 0 {
+		e.near = 3
+	}
+	if e.far == 0 {
+		e.far = 5
+	}
+	if e.group < 1 || e.near < 1 || e.far < e.near {
+		return nil, bad("group", "eq5 wants group >= 1 and 1 <= near <= far")
+	}
+	return e, nil
 }
