@@ -114,26 +114,38 @@ func parse(args []string) (*options, error) {
 	if o.prog == "" {
 		return nil, errors.New("no program given")
 	}
+	if err := sizeJob(o, set); err != nil {
+		return nil, err
+	}
+	if o.timeout < 0 {
+		return nil, fmt.Errorf("-timeout %v: must not be negative", o.timeout)
+	}
+	return o, nil
+}
+
+// sizeJob checks -np, -ranks and -virtual against each other and this
+// host, and sets o.ranks (and o.virt for a virtual run).
+func sizeJob(o *options, set map[string]bool) error {
 	if o.np < 1 {
-		return nil, fmt.Errorf("-np %d: need at least one process", o.np)
+		return fmt.Errorf("-np %d: need at least one process", o.np)
 	}
 	if o.hosts == nil {
 		if err := checkProcs(o.np, 1, hostMemory()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	switch {
 	case set["virtual"] && o.virtual < 1:
-		return nil, fmt.Errorf("-virtual %d: need at least one rank", o.virtual)
+		return fmt.Errorf("-virtual %d: need at least one rank", o.virtual)
 	case set["ranks"] && o.ranks < 1:
-		return nil, fmt.Errorf("-ranks %d: need at least one rank", o.ranks)
+		return fmt.Errorf("-ranks %d: need at least one rank", o.ranks)
 	}
 	if set["virtual"] {
 		if set["ranks"] {
-			return nil, fmt.Errorf("-ranks and -virtual both given: -virtual P sets the number of ranks")
+			return fmt.Errorf("-ranks and -virtual both given: -virtual P sets the number of ranks")
 		}
 		if o.virtual < o.np {
-			return nil, fmt.Errorf("-virtual %d: need at least one rank per process (-np %d)", o.virtual, o.np)
+			return fmt.Errorf("-virtual %d: need at least one rank per process (-np %d)", o.virtual, o.np)
 		}
 		o.ranks = o.virtual
 	}
@@ -141,19 +153,16 @@ func parse(args []string) (*options, error) {
 		o.ranks = o.np
 	}
 	if err := checkSizes(o.ranks, o.np, hostMemory()); err != nil {
-		return nil, err
+		return err
 	}
 	var err error
 	if o.virt, err = prepareVirtual(o); err != nil {
-		return nil, err
+		return err
 	}
 	if o.ranks < o.np {
-		return nil, fmt.Errorf("-ranks %d: need at least one rank per process (-np %d)", o.ranks, o.np)
+		return fmt.Errorf("-ranks %d: need at least one rank per process (-np %d)", o.ranks, o.np)
 	}
-	if o.timeout < 0 {
-		return nil, fmt.Errorf("-timeout %v: must not be negative", o.timeout)
-	}
-	return o, nil
+	return nil
 }
 
 // parseHosts reads -hosts or -hostfile into o. Without -np, the job has
