@@ -82,33 +82,18 @@ func machineID(host string) string {
 }
 
 func runJob(env *launch.Env, fn func(c *Comm) error) error {
-	bases := launch.Placement(env.Size, env.Procs)
-	if bases[env.Proc] != env.RankBase || bases[env.Proc+1]-bases[env.Proc] != env.NRanks {
-		return fmt.Errorf("ranks %d+%d do not match the job's placement", env.RankBase, env.NRanks)
-	}
-	force := os.Getenv(launch.EnvTransport)
-	if force != "" && force != "tcp" && force != "shm" {
-		return fmt.Errorf("%s=%q: want tcp, shm or nothing", launch.EnvTransport, force)
-	}
-	virt, err := virtualFromEnv(env.Size)
+	js, err := readJobSettings(env)
 	if err != nil {
 		return err
 	}
-	var opts []Option
-	if virt != nil {
-		opts = append(opts, WithVirtual(virt))
-	}
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return err
-	}
+	bases, force, virt := js.bases, js.force, js.virt
 	client, err := launch.Dial(env)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 
-	w := newWorld(env.Size, env.RankBase, env.NRanks, cfg)
+	w := newWorld(env.Size, env.RankBase, env.NRanks, js.cfg)
 	w.local = env.Procs == 1
 	inboxes := make([]*transport.Inbox, len(w.ranks))
 	for i, r := range w.ranks {
@@ -133,20 +118,9 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	// Whether this process means to share memory; the segments are opened
 	// after the init barrier, once every process's host is known (openShm).
 	me.shm = env.Procs > 1 && force != "tcp" && !aloneOnHost()
-	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
-		return err
-	}
-	kv, err := client.Barrier(launch.BarrierInit)
+	procs, err := exchangeProcInfos(client, env, me)
 	if err != nil {
 		return err
-	}
-	procs := make([]procInfo, env.Procs)
-	for i := range procs {
-		p, ok := parseProcInfo(kv["proc/"+strconv.Itoa(i)])
-		if !ok {
-			return fmt.Errorf("process %d published no address", i)
-		}
-		procs[i] = p
 	}
 	sh, shmPeer, err := openShm(env, client, procs, bases, inboxes, virt != nil, force == "shm")
 	if err != nil {
@@ -170,8 +144,60 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			return err
 		}
 	}
-	table := &transport.Table{Routes: make([]transport.Transport, env.Size)}
 	local := inproc.New(env.RankBase, inboxes)
+	table, err := wireRoutes(env, js, procs, me.machine, shmPeer, inboxes, local, sh, tr)
+	if err != nil {
+		return err
+	}
+	w.q = watchJob(env, w, table, local, sh)
+	w.out = table
+	for _, r := range w.ranks {
+		r.out = table
+	}
+	if err := w.run(fn); err != nil {
+		return err // not reached: exitFn ends the process on failure
+	}
+	return finishJob(env, client, w, virt)
+}
+
+// jobSettings is what a process of a launched job reads before it talks to
+// anyone: the placement, GOMPI_TRANSPORT, the virtual run and the config.
+type jobSettings struct {
+	bases []int  // launch.Placement: process p hosts ranks bases[p] .. bases[p+1]-1
+	force string // GOMPI_TRANSPORT: "", "tcp" or "shm"
+	virt  *Virtual
+	cfg   *config
+}
+
+func readJobSettings(env *launch.Env) (*jobSettings, error) {
+	js := &jobSettings{bases: launch.Placement(env.Size, env.Procs), force: os.Getenv(launch.EnvTransport)}
+	if js.bases[env.Proc] != env.RankBase || js.bases[env.Proc+1]-js.bases[env.Proc] != env.NRanks {
+		return nil, fmt.Errorf("ranks %d+%d do not match the job's placement", env.RankBase, env.NRanks)
+	}
+	if f := js.force; f != "" && f != "tcp" && f != "shm" {
+		return nil, fmt.Errorf("%s=%q: want tcp, shm or nothing", launch.EnvTransport, f)
+	}
+	var err error
+	if js.virt, err = virtualFromEnv(env.Size); err != nil {
+		return nil, err
+	}
+	var opts []Option
+	if js.virt != nil {
+		opts = append(opts, WithVirtual(js.virt))
+	}
+	if js.cfg, err = newConfig(opts); err != nil {
+		return nil, err
+	}
+	return js, nil
+}
+
+// wireRoutes gives TCP its peers, builds the routing table, and sets how
+// this process's ranks wait and compute: the spin, the connections a
+// waiting rank drains, GOMAXPROCS beside TCP peers, and a virtual run's
+// host concurrency.
+func wireRoutes(env *launch.Env, js *jobSettings, procs []procInfo, machine string, shmPeer []bool,
+	inboxes []*transport.Inbox, local transport.Transport, sh *shm.Transport, tr *tcp.Transport) (*transport.Table, error) {
+	bases := js.bases
 	if tr != nil {
 		peers := make([]tcp.Peer, env.Procs)
 		for i, p := range procs {
@@ -179,42 +205,152 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 		tr.SetPeers(peers)
 	}
-	tcpPeers, shmPeers := false, false
-	for p := range procs {
-		var route transport.Transport = tr
+	kinds, err := routeKinds(env.Proc, shmPeer, tr != nil, js.force == "shm")
+	if err != nil {
+		return nil, err
+	}
+	var shT, tcpT transport.Transport // nil unless open: no typed nil in an interface
+	if sh != nil {
+		shT = sh
+	}
+	if tr != nil {
+		tcpT = tr
+	}
+	table, tcpPeers, shmPeers := routeTable(env.Size, bases, kinds, local, shT, tcpT)
+	mine := onMachine(procs, bases, machine)
+	spin, err := spinFor(oversubscribed(mine, runtime.NumCPU()))
+	if err != nil {
+		return nil, err
+	}
+	setWaits(inboxes, spin, tr, tcpPeers, shmPeers)
+	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(cpuShare(runtime.NumCPU(), len(mine)))
+	}
+	if js.virt != nil {
+		if err := setHostConcurrency(js.virt, mine); err != nil { // launch_virtual.go
+			return nil, err
+		}
+	}
+	return table, nil
+}
+
+// finishJob reports a finished world: the agent's last sample, the virtual
+// records, and the finalize barrier.
+func finishJob(env *launch.Env, client *launch.Client, w *world, virt *Virtual) error {
+	if w.q != nil {
+		w.q.finish()
+	}
+	if virt != nil {
+		if err := virt.Err(); err != nil {
+			return err
+		}
+		if err := publishVirtual(client, env.Proc, virt); err != nil {
+			return err
+		}
+	}
+	_, err := client.Barrier(launch.BarrierFinalize)
+	return err
+}
+
+// exchangeProcInfos publishes this process's procInfo and, after the init
+// barrier, reads every process's.
+func exchangeProcInfos(client *launch.Client, env *launch.Env, me procInfo) ([]procInfo, error) {
+	if err := client.Put("proc/"+strconv.Itoa(env.Proc), me.String()); err != nil {
+		return nil, err
+	}
+	kv, err := client.Barrier(launch.BarrierInit)
+	if err != nil {
+		return nil, err
+	}
+	procs := make([]procInfo, env.Procs)
+	for i := range procs {
+		p, ok := parseProcInfo(kv["proc/"+strconv.Itoa(i)])
+		if !ok {
+			return nil, fmt.Errorf("process %d published no address", i)
+		}
+		procs[i] = p
+	}
+	return procs, nil
+}
+
+// routeKind is how this process reaches the ranks of another.
+type routeKind uint8
+
+const (
+	routeLocal routeKind = iota // this process: the in-process transport
+	routeShm                    // shared memory
+	routeTCP                    // TCP
+)
+
+// routeKinds decides the route to every process: this one is local, one
+// whose shared memory opened (shmPeer) is reached through it, any other by
+// TCP, which must then exist. GOMPI_TRANSPORT=shm (forceShm) makes a
+// process without shared memory an error rather than a TCP peer.
+func routeKinds(me int, shmPeer []bool, haveTCP, forceShm bool) ([]routeKind, error) {
+	kinds := make([]routeKind, len(shmPeer))
+	for p := range shmPeer {
 		switch {
-		case p == env.Proc:
-			route = local
+		case p == me:
+			kinds[p] = routeLocal
 		case shmPeer[p]:
-			route = sh
-			shmPeers = true
-		case force == "shm":
-			return fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
+			kinds[p] = routeShm
+		case forceShm:
+			return nil, fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
+		case !haveTCP:
+			return nil, fmt.Errorf("process %d is reachable neither by shared memory nor by TCP", p)
 		default:
-			if tr == nil {
-				return fmt.Errorf("process %d is reachable neither by shared memory nor by TCP", p)
-			}
-			tcpPeers = true
+			kinds[p] = routeTCP
+		}
+	}
+	return kinds, nil
+}
+
+// routeTable gives every rank the transport of its process's route, and
+// says whether any peer is reached by TCP and any by shared memory.
+func routeTable(size int, bases []int, kinds []routeKind, local, sh, tr transport.Transport) (table *transport.Table, tcpPeers, shmPeers bool) {
+	table = &transport.Table{Routes: make([]transport.Transport, size)}
+	for p, k := range kinds {
+		route := local
+		switch k {
+		case routeShm:
+			route, shmPeers = sh, true
+		case routeTCP:
+			route, tcpPeers = tr, true
 		}
 		for r := bases[p]; r < bases[p+1]; r++ {
 			table.Routes[r] = route
 		}
 	}
-	// More ranks on this machine than cores: a spinning rank would only
-	// hold a core its peer needs. Counted by machine, not by host name:
-	// "hosts" that are namespaces or forked proxies share the cores.
-	machineRanks, machineProcs := 0, 0
+	return table, tcpPeers, shmPeers
+}
+
+// onMachine is the number of ranks of each process that runs on machine
+// (the same kernel as this process: processes there share its cores),
+// counted by machine and not by host name, since "hosts" that are
+// namespaces or forked proxies share the cores.
+func onMachine(procs []procInfo, bases []int, machine string) []int {
+	var ranks []int
 	for p, info := range procs {
-		if info.machine == me.machine {
-			machineRanks += bases[p+1] - bases[p]
-			machineProcs++
+		if info.machine == machine {
+			ranks = append(ranks, bases[p+1]-bases[p])
 		}
 	}
-	oversubscribed := machineRanks > runtime.NumCPU()
-	spin, err := spinFor(oversubscribed)
-	if err != nil {
-		return err
+	return ranks
+}
+
+// oversubscribed reports whether the machine holds more ranks than cores:
+// then a spinning rank would only hold a core its peer needs.
+func oversubscribed(procRanks []int, cpus int) bool {
+	n := 0
+	for _, r := range procRanks {
+		n += r
 	}
+	return n > cpus
+}
+
+// setWaits sets how the ranks of this process wait: their spin, and with
+// TCP peers the connections a spinning or testing rank asks itself.
+func setWaits(inboxes []*transport.Inbox, spin int, tr *tcp.Transport, tcpPeers, shmPeers bool) {
 	for _, ib := range inboxes {
 		ib.SetSpin(spin)
 		if tcpPeers {
@@ -228,41 +364,6 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			}
 		}
 	}
-	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
-		shareCPUs(machineProcs)
-	}
-	if virt != nil {
-		var machineProcRanks []int
-		for p, info := range procs {
-			if info.machine == me.machine {
-				machineProcRanks = append(machineProcRanks, bases[p+1]-bases[p])
-			}
-		}
-		if err := setHostConcurrency(virt, machineProcRanks); err != nil { // launch_virtual.go
-			return err
-		}
-	}
-	w.q = watchJob(env, w, table, local, sh)
-	w.out = table
-	for _, r := range w.ranks {
-		r.out = table
-	}
-	if err := w.run(fn); err != nil {
-		return err // not reached: exitFn ends the process on failure
-	}
-	if w.q != nil {
-		w.q.finish()
-	}
-	if virt != nil {
-		if err := virt.Err(); err != nil {
-			return err
-		}
-		if err := publishVirtual(client, env.Proc, virt); err != nil {
-			return err
-		}
-	}
-	_, err = client.Barrier(launch.BarrierFinalize)
-	return err
 }
 
 // openShm opens the shared-memory transport between the processes of this
@@ -458,15 +559,14 @@ func spinFor(sleepAtOnce bool) (int, error) {
 	return transport.SpinIters, nil
 }
 
-// shareCPUs gives this process an equal share of the machine's CPUs (one
-// of the procs processes on this machine), as MPI launchers bind one rank
-// per core. For TCP it also keeps a rank woken by the connection's reader
+// cpuShare is GOMAXPROCS for one of procs processes on a machine of cpus
+// CPUs: an equal share, as MPI launchers bind one rank per core. For TCP it also keeps a rank woken by the connection's reader
 // goroutine on that goroutine's processor instead of waking another
 // thread: measured 8-byte TCP latency 4.3 us instead of 19 us, two
 // processes on two cores. Not for shared memory, whose polling ranks and
 // waiter need processors of their own.
-func shareCPUs(procs int) {
-	runtime.GOMAXPROCS(max(1, runtime.NumCPU()/procs))
+func cpuShare(cpus, procs int) int {
+	return max(1, cpus/max(procs, 1))
 }
 
 // hostName is the host this process runs on as the job names it: gompirun

@@ -56,7 +56,7 @@ func setHostConcurrency(v *Virtual, machineProcRanks []int) error {
 // no more ranks compute at once than the machine has cores, than it hosts,
 // or than its processes let compute. Every process is assumed to have this
 // one's width: gompirun starts them alike, and their GOMAXPROCS follows
-// the same rule (shareCPUs).
+// the same rule (cpuShare).
 func machineConcurrency(cores, width int, procRanks []int) int {
 	hosted, computing := 0, 0
 	for _, n := range procRanks {

@@ -1,0 +1,68 @@
+package mpi
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestRouteKinds: the route to each process from process 1 of four.
+func TestRouteKinds(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		shmPeer           []bool
+		haveTCP, forceShm bool
+		want              []routeKind
+		err               string
+	}{
+		{"all shared memory", []bool{true, false, true, true}, false, false,
+			[]routeKind{routeShm, routeLocal, routeShm, routeShm}, ""},
+		{"other hosts by TCP", []bool{true, false, false, false}, true, false,
+			[]routeKind{routeShm, routeLocal, routeTCP, routeTCP}, ""},
+		{"all TCP", []bool{false, false, false, false}, true, false,
+			[]routeKind{routeTCP, routeLocal, routeTCP, routeTCP}, ""},
+		{"unreachable", []bool{true, false, false, true}, false, false, nil,
+			"process 2 is reachable neither by shared memory nor by TCP"},
+		{"shm forced, a peer without", []bool{true, false, false, true}, true, true, nil,
+			"=shm, but process 2 is not reachable by shared memory"},
+		{"shm forced, all reachable", []bool{true, false, true, true}, false, true,
+			[]routeKind{routeShm, routeLocal, routeShm, routeShm}, ""},
+	} {
+		got, err := routeKinds(1, tc.shmPeer, tc.haveTCP, tc.forceShm)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.err == "" && !reflect.DeepEqual(got, tc.want):
+			t.Errorf("%s: routes %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestMachineShare: the ranks of each process on this process's machine,
+// whether they oversubscribe its cores, and GOMAXPROCS beside TCP peers.
+func TestMachineShare(t *testing.T) {
+	procs := []procInfo{{machine: "a"}, {machine: "b"}, {machine: "a"}, {machine: "a"}}
+	bases := []int{0, 2, 5, 6, 10} // 2, 3, 1 and 4 ranks
+	if got, want := onMachine(procs, bases, "a"), []int{2, 1, 4}; !reflect.DeepEqual(got, want) {
+		t.Errorf("onMachine(a) = %v, want %v", got, want)
+	}
+	if got, want := onMachine(procs, bases, "b"), []int{3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("onMachine(b) = %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		ranks []int
+		cpus  int
+		want  bool
+	}{{[]int{2, 1, 4}, 8, false}, {[]int{2, 1, 4}, 7, false}, {[]int{2, 1, 4}, 6, true}, {[]int{1}, 1, false}, {[]int{2}, 1, true}} {
+		if got := oversubscribed(tc.ranks, tc.cpus); got != tc.want {
+			t.Errorf("oversubscribed(%v, %d cpus) = %v, want %v", tc.ranks, tc.cpus, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ cpus, procs, want int }{{2, 2, 1}, {16, 4, 4}, {16, 3, 5}, {2, 4, 1}, {8, 1, 8}, {4, 0, 4}} {
+		if got := cpuShare(tc.cpus, tc.procs); got != tc.want {
+			t.Errorf("cpuShare(%d cpus, %d procs) = %d, want %d", tc.cpus, tc.procs, got, tc.want)
+		}
+	}
+}
