@@ -134,164 +134,202 @@ func run(o *options, exe string) int {
 	if o.calib != nil {
 		out.stdout = &o.calib.stdout
 	}
-	exits := make(chan exit, o.np)
+	sv := &supervisor{o: o, j: j, ex: ex, exits: make(chan exit, o.np), t0: time.Now()}
 	sp := newSpawner()
 	defer sp.release()
-	t0 := time.Now()
 	exchange := ex.Addr()
 	if len(j.proxies) > 0 {
 		var f *failure
-		if exchange, f = j.startProxies(o, ex, jobID, token, exe, out, prefixes, sp, exits, sigs); f != nil {
+		if exchange, f = j.startProxies(o, ex, jobID, token, exe, out, prefixes, sp, sv.exits, sigs); f != nil {
 			fmt.Fprintf(os.Stderr, "gompirun: %s\n", f.msg)
 			j.killAll(syscall.SIGKILL)
 			return f.code
 		}
 	}
-	// cannotStart ends a start-up that failed: what started is killed.
-	cannotStart := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "gompirun: "+format+"\n", args...)
+	start := launch.Env{Job: jobID, Token: token, Exchange: exchange, Size: o.ranks, Procs: o.np}
+	startSig, code := sv.startLocal(start, exe, out, prefixes, sp, sigs)
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "gompirun: %s\n", sv.startErr)
 		j.killAll(syscall.SIGKILL)
 		removeSegments(jobID)
-		return 1
+		return code
 	}
-	// A signal while processes start stops the start-up: those started so
-	// far are stopped below like a running job (-np 10000 took minutes to
-	// start, deaf to SIGTERM).
-	remaining := o.np
-	var startSig os.Signal
-starting:
+	if startSig != nil {
+		sv.onSignal(startSig)
+	}
+	sv.supervise(sigs)
+	awaitLaunchers(j.proxies, time.Second)
+	sp.release()
+	out.wait(j.procs, j.proxies, time.Second)
+	removeSegments(jobID)
+	if sv.first != nil {
+		fmt.Fprintf(os.Stderr, "gompirun: %s\n", sv.first.msg)
+		return sv.first.code
+	}
+	if o.virt != nil {
+		if err := o.virt.finish(ex, o.np, time.Since(sv.t0), os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: prediction report: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// supervisor watches a started job until every process has exited: it
+// stops the job on the first failure, signal or timeout and keeps that
+// first failure to print last, after the processes' own output.
+type supervisor struct {
+	o         *options
+	j         *job
+	ex        *launch.Server
+	exits     chan exit
+	t0        time.Time
+	remaining int // processes (and proxies' processes) not yet exited
+	first     *failure
+	killTimer <-chan time.Time
+	startErr  string // why startLocal failed
+}
+
+// startLocal starts this host's processes. A signal while they start stops
+// the start-up (-np 10000 took minutes to start, deaf to SIGTERM): it is
+// returned, and the processes started so far are stopped like a running
+// job. A process that cannot start makes code 1, with startErr saying why.
+func (sv *supervisor) startLocal(env launch.Env, exe string, out *lineWriter, prefixes []string, sp *spawner, sigs <-chan os.Signal) (startSig os.Signal, code int) {
+	o, j := sv.o, sv.j
+	sv.remaining = o.np
 	for i, p := range j.procs {
 		if startingProcess != nil {
 			startingProcess(j, i)
 		}
 		select {
 		case startSig = <-sigs:
-			remaining = i
+			sv.remaining = i
 			for _, q := range j.procs[i:] {
 				if q.px != nil {
-					remaining++ // a proxy's: reported by the proxy, started or not
+					sv.remaining++ // a proxy's: reported by the proxy, started or not
 				}
 			}
-			break starting
+			return startSig, 0
 		default:
 		}
 		if p.px != nil {
 			continue
 		}
-		env := launch.Env{Job: jobID, Token: token, Exchange: exchange, Size: o.ranks,
-			Procs: o.np, Proc: p.idx, RankBase: p.base, NRanks: p.n}
-		p.cmd = exec.Command(exe, o.args...)
-		p.cmd.Env = append(os.Environ(), env.Vars()...)
-		p.cmd.Env = append(p.cmd.Env, p.hostVars...)
-		p.cmd.Env = append(p.cmd.Env, o.procEnv()...)
-		if p.idx == 0 {
-			in, err := stdinFor(p)
-			if err != nil {
-				return cannotStart("%v", err)
-			}
-			p.cmd.Stdin = in
+		env.Proc, env.RankBase, env.NRanks = p.idx, p.base, p.n
+		if err := sv.startOne(p, env, exe, out, prefixes[p.idx], sp); err != nil {
+			sv.startErr = err.Error()
+			return nil, 1
 		}
-		if err := out.attach(p, prefixes[p.idx]); err != nil {
-			return cannotStart("%v", err)
-		}
-		err := sp.start(p.cmd)
-		p.closeChildEnds()
-		if err != nil {
-			return cannotStart("cannot start %s: %v", p.cmd.Path, err)
-		}
-		go func(p *proc) { exits <- localExit(p, p.cmd.Wait()) }(p)
 	}
+	return nil, 0
+}
 
-	var timeout <-chan time.Time
-	if o.timeout > 0 {
-		timeout = time.After(o.timeout - time.Since(t0))
-	}
-	var first *failure
-	var killTimer <-chan time.Time
-	stop := func(f failure) {
-		if first == nil {
-			first = &f // printed last, after the processes' own output
+// startOne starts local process p with the job's environment.
+func (sv *supervisor) startOne(p *proc, env launch.Env, exe string, out *lineWriter, prefix string, sp *spawner) error {
+	p.cmd = exec.Command(exe, sv.o.args...)
+	p.cmd.Env = append(os.Environ(), env.Vars()...)
+	p.cmd.Env = append(p.cmd.Env, p.hostVars...)
+	p.cmd.Env = append(p.cmd.Env, sv.o.procEnv()...)
+	if p.idx == 0 {
+		in, err := stdinFor(p)
+		if err != nil {
+			return err
 		}
-		if killTimer == nil {
-			j.killAll(syscall.SIGTERM)
-			killTimer = time.After(killGrace)
-		}
+		p.cmd.Stdin = in
 	}
-	onSignal := func(sig os.Signal) {
-		if killTimer != nil { // a second signal: no more grace
-			j.killAll(syscall.SIGKILL)
-			return
-		}
-		s := sig.(syscall.Signal)
-		j.killAll(s)
-		stop(failure{msg: fmt.Sprintf("received %v; stopping the job", sig), code: 128 + int(s)})
-		killTimer = time.After(2 * time.Second)
+	if err := out.attach(p, prefix); err != nil {
+		return err
 	}
-	if startSig != nil {
-		onSignal(startSig)
+	err := sp.start(p.cmd)
+	p.closeChildEnds()
+	if err != nil {
+		return fmt.Errorf("cannot start %s: %v", p.cmd.Path, err)
 	}
-	onReport := func(f launch.Failure) { stop(reportedFailure(j.procs[f.Proc], f)) }
-	onExit := func(e exit) {
-		remaining--
-		e.p.exited = true
-		// A process reports its own failure just before it exits: take the
-		// report, which says why, over the bare exit status.
-		for drained := false; !drained; {
-			select {
-			case f := <-ex.Failures:
-				onReport(f)
-			default:
-				drained = true
-			}
-		}
-		if f, bad := exitFailure(e, ex, first != nil); bad {
-			stop(f)
-		}
+	go func(p *proc) { sv.exits <- localExit(p, p.cmd.Wait()) }(p)
+	return nil
+}
+
+// stop records f if it is the first failure and stops the job: SIGTERM
+// now, SIGKILL after killGrace.
+func (sv *supervisor) stop(f failure) {
+	if sv.first == nil {
+		sv.first = &f // printed last, after the processes' own output
 	}
-	for remaining > 0 {
+	if sv.killTimer == nil {
+		sv.j.killAll(syscall.SIGTERM)
+		sv.killTimer = time.After(killGrace)
+	}
+}
+
+// onSignal passes a signal on to the job and stops it; a second signal
+// kills it at once.
+func (sv *supervisor) onSignal(sig os.Signal) {
+	if sv.killTimer != nil { // a second signal: no more grace
+		sv.j.killAll(syscall.SIGKILL)
+		return
+	}
+	s := sig.(syscall.Signal)
+	sv.j.killAll(s)
+	sv.stop(failure{msg: fmt.Sprintf("received %v; stopping the job", sig), code: 128 + int(s)})
+	sv.killTimer = time.After(2 * time.Second)
+}
+
+func (sv *supervisor) onReport(f launch.Failure) { sv.stop(reportedFailure(sv.j.procs[f.Proc], f)) }
+
+func (sv *supervisor) onExit(e exit) {
+	sv.remaining--
+	e.p.exited = true
+	// A process reports its own failure just before it exits: take the
+	// report, which says why, over the bare exit status.
+	for drained := false; !drained; {
 		select {
-		case f := <-ex.Failures:
-			if first == nil {
+		case f := <-sv.ex.Failures:
+			sv.onReport(f)
+		default:
+			drained = true
+		}
+	}
+	if f, bad := exitFailure(e, sv.ex, sv.first != nil); bad {
+		sv.stop(f)
+	}
+}
+
+// supervise waits for every process to exit, handling failures reported
+// by the processes, exits, signals, the timeout and the kill grace.
+func (sv *supervisor) supervise(sigs <-chan os.Signal) {
+	var timeout <-chan time.Time
+	if sv.o.timeout > 0 {
+		timeout = time.After(sv.o.timeout - time.Since(sv.t0))
+	}
+	for sv.remaining > 0 {
+		select {
+		case f := <-sv.ex.Failures:
+			if sv.first == nil {
 				// The failure may be the echo of a peer's death (a receive
 				// from a killed process fails): that death, about to be
 				// seen, is the line worth printing. The reporter itself
 				// exits at once, so this waits long only when nothing else
 				// happens.
 				select {
-				case e := <-exits:
+				case e := <-sv.exits:
 					if e.p.idx == f.Proc { // the reporter itself, exiting
-						onReport(f)
+						sv.onReport(f)
 					}
-					onExit(e)
+					sv.onExit(e)
 				case <-time.After(200 * time.Millisecond):
 				}
 			}
-			onReport(f)
-		case e := <-exits:
-			onExit(e)
+			sv.onReport(f)
+		case e := <-sv.exits:
+			sv.onExit(e)
 		case sig := <-sigs:
-			onSignal(sig)
+			sv.onSignal(sig)
 		case <-timeout:
-			stop(timedOut(o.timeout, ex))
-		case <-killTimer:
-			j.killAll(syscall.SIGKILL)
+			sv.stop(timedOut(sv.o.timeout, sv.ex))
+		case <-sv.killTimer:
+			sv.j.killAll(syscall.SIGKILL)
 		}
 	}
-	awaitLaunchers(j.proxies, time.Second)
-	sp.release()
-	out.wait(j.procs, j.proxies, time.Second)
-	removeSegments(jobID)
-	if first != nil {
-		fmt.Fprintf(os.Stderr, "gompirun: %s\n", first.msg)
-		return first.code
-	}
-	if o.virt != nil {
-		if err := o.virt.finish(ex, o.np, time.Since(t0), os.Stderr); err != nil {
-			fmt.Fprintf(os.Stderr, "gompirun: prediction report: %v\n", err)
-			return 1
-		}
-	}
-	return 0
 }
 
 // killAll signals the process group of every process still running here,
