@@ -1,6 +1,9 @@
 package mpi
 
-import "github.com/gompi/gompi/transport"
+import (
+	"github.com/gompi/gompi/transport"
+	"strconv"
+)
 
 // Activity is one of VACED-SIM's five communication activities (Table 2 of
 // the paper): the starting phases DS, RS (sender), DR, AS (receiver) and the
@@ -17,7 +20,7 @@ const (
 
 func (a Activity) String() string {
 	if a > ActWT {
-		return "Activity(" + itoa(int(a)) + ")"
+		return "Activity(" + strconv.Itoa(int(a)) + ")"
 	}
 	return [...]string{"DS", "RS", "DR", "AS", "WT"}[a]
 }

@@ -51,20 +51,26 @@ func (c *Comm) bcast(buf []byte, root int) error {
 // next child's handshake starts only when the previous transfer is done,
 // and predictions must see that).
 func (c *Comm) bcastBinomial(buf []byte, root int) error {
+	return c.binomialBcast(buf, root, tagBcast)
+}
+
+// binomialBcast is the binomial tree from root with the given tag, for the
+// public Bcast and the library's own broadcasts (bcastBytes).
+func (c *Comm) binomialBcast(buf []byte, root, tag int) error {
 	n := c.Size()
 	rel := (c.rank - root + n) % n
 	var failed schedErr
 	mask := 1
 	for mask < n {
 		if rel&mask != 0 {
-			failed.keep(c.recv(buf, (rel-mask+root)%n, tagBcast))
+			failed.keep(c.recv(buf, (rel-mask+root)%n, tag))
 			break
 		}
 		mask <<= 1
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
-			failed.keep(c.send(buf, (rel+mask+root)%n, tagBcast))
+			failed.keep(c.send(buf, (rel+mask+root)%n, tag))
 		}
 	}
 	return failed.err

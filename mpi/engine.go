@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"strconv"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/transport"
@@ -189,7 +190,7 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 func (r *rank) send(f *transport.Frame) error {
 	if err := r.out.Send(f); err != nil {
 		f.Release()
-		return &Error{Class: ClassOther, Msg: "send to rank " + itoa(int(f.Dst)) + " failed", Err: err}
+		return &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(int(f.Dst)) + " failed", Err: err}
 	}
 	return nil
 }
@@ -262,7 +263,7 @@ func (r *rank) copyOut(q *Request, f *transport.Frame) {
 	q.status.Tag = int(f.Tag)
 	q.status.Bytes = n
 	if err != nil {
-		q.err = &Error{Class: ClassOther, Msg: "receiving from rank " + itoa(int(f.Src)) + " failed", Err: err}
+		q.err = &Error{Class: ClassOther, Msg: "receiving from rank " + strconv.Itoa(int(f.Src)) + " failed", Err: err}
 	} else if int64(len(q.buf)) < f.Size {
 		q.err = errorf(ClassTruncate, "message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer",
 			f.Size, q.status.Source, f.Tag, len(q.buf))
@@ -360,14 +361,4 @@ func removeFrame(s []*transport.Frame, i int) []*transport.Frame {
 	copy(s[i:], s[i+1:])
 	s[len(s)-1] = nil
 	return s[:len(s)-1]
-}
-
-func itoa(i int) string {
-	if i < 0 {
-		return "-" + itoa(-i)
-	}
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }

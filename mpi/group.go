@@ -1,6 +1,9 @@
 package mpi
 
-import "sort"
+import (
+	"sort"
+	"strconv"
+)
 
 // Comparison results of Group.Compare and Comm.Compare (MPI_IDENT, ...).
 type Comparison int
@@ -14,7 +17,7 @@ const (
 
 func (c Comparison) String() string {
 	if c < Ident || c > Unequal {
-		return "Comparison(" + itoa(int(c)) + ")"
+		return "Comparison(" + strconv.Itoa(int(c)) + ")"
 	}
 	return [...]string{"Ident", "Congruent", "Similar", "Unequal"}[c]
 }

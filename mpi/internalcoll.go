@@ -43,24 +43,7 @@ func (c *Comm) allreduceBytes(buf []byte, tag int, combine func(acc, in []byte))
 }
 
 // bcastBytes broadcasts buf from rank 0 along a binomial tree.
-func (c *Comm) bcastBytes(buf []byte, tag int) error {
-	n, me := c.Size(), c.rank
-	var failed schedErr
-	mask := 1
-	for mask < n {
-		if me&mask != 0 {
-			failed.keep(c.recv(buf, me-mask, tag))
-			break
-		}
-		mask <<= 1
-	}
-	for mask >>= 1; mask > 0; mask >>= 1 {
-		if me+mask < n {
-			failed.keep(c.send(buf, me+mask, tag))
-		}
-	}
-	return failed.err
-}
+func (c *Comm) bcastBytes(buf []byte, tag int) error { return c.binomialBcast(buf, 0, tag) }
 
 // gatherBytes gathers equal-size blocks to rank 0 along a binomial tree;
 // rank 0 gets all blocks in rank order, the others nil.

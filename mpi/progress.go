@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"github.com/gompi/gompi/transport"
+	"strconv"
 )
 
 // waitPhase is the waiting activity A_WT. It takes frames from the inbox in
@@ -379,7 +380,7 @@ func collectAll(reqs []*Request) ([]Status, error) {
 func inStatus(st []Status) error {
 	for i, s := range st {
 		if s.Err != nil {
-			return &Error{Class: ClassInStatus, Msg: "request " + itoa(i) + " failed", Err: s.Err}
+			return &Error{Class: ClassInStatus, Msg: "request " + strconv.Itoa(i) + " failed", Err: s.Err}
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package mpi
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 // A nil request is MPI_REQUEST_NULL: every wait and test on it reports MPI's
 // empty status (source AnySource, tag AnyTag, no bytes, no error), which is
@@ -25,14 +28,14 @@ func TestNullRequestEmptyStatus(t *testing.T) {
 	null := []*Request{nil, nil}
 	sts, err := Waitall(null)
 	for i, st := range sts {
-		check("Waitall entry "+itoa(i), st, err)
+		check("Waitall entry "+strconv.Itoa(i), st, err)
 	}
 	ok, sts, err = Testall(null)
 	if !ok || len(sts) != len(null) {
 		t.Errorf("Testall of nil requests: ok %v, %d statuses", ok, len(sts))
 	}
 	for i, st := range sts {
-		check("Testall entry "+itoa(i), st, err)
+		check("Testall entry "+strconv.Itoa(i), st, err)
 	}
 	i, st, err := Waitany(null)
 	if i != Undefined {

@@ -1,5 +1,7 @@
 package transport
 
+import "strconv"
+
 // Transport delivers frames to the inboxes of the ranks it reaches. Send must
 // preserve the order of frames from one sender to one receiver, must not block
 // indefinitely on a slow receiver's MPI progress (it may block on flow control
@@ -45,27 +47,5 @@ func (t *Table) Close() error {
 type UnreachableError struct{ Dst int }
 
 func (e *UnreachableError) Error() string {
-	return "transport: no route to rank " + itoa(e.Dst)
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	var b [20]byte
-	p := len(b)
-	for i > 0 {
-		p--
-		b[p] = byte('0' + i%10)
-		i /= 10
-	}
-	if neg {
-		p--
-		b[p] = '-'
-	}
-	return string(b[p:])
+	return "transport: no route to rank " + strconv.Itoa(e.Dst)
 }

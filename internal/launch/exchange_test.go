@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -120,11 +121,11 @@ func TestExchangeOverTCP(t *testing.T) {
 	}
 	// Only there: another loopback address of this machine is refused
 	// (a wildcard listener would answer it).
-	if c, err := net.DialTimeout("tcp", "127.0.0.2:"+itoa(port), time.Second); err == nil {
+	if c, err := net.DialTimeout("tcp", "127.0.0.2:"+strconv.Itoa(port), time.Second); err == nil {
 		c.Close()
 		t.Fatal("the exchange answers at 127.0.0.2: it listens on every address")
 	}
-	addr := "127.0.0.1:" + itoa(port)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
 	if err := Probe(addr, "tok", time.Second); err != nil {
 		t.Fatalf("probe with the job's token: %v", err)
 	}

@@ -1,5 +1,7 @@
 package launch
 
+import "strconv"
+
 // Virtual runs (gompirun -virtual P): gompirun validates the machine and
 // hands it to every process in the environment, so processes need no file
 // of their own; each process publishes its ranks' records under
@@ -17,20 +19,7 @@ const (
 
 // VirtualKey is the exchange key under which process proc publishes the
 // JSON array of its ranks' vtime.RankResult records.
-func VirtualKey(proc int) string { return "vresult/" + itoa(proc) }
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	for ; i > 0; i /= 10 {
-		n--
-		b[n] = byte('0' + i%10)
-	}
-	return string(b[n:])
-}
+func VirtualKey(proc int) string { return "vresult/" + strconv.Itoa(proc) }
 
 // Get returns the value published under key, if any. gompirun reads the
 // processes' virtual-time records with it once the job is over.

@@ -1,0 +1,30 @@
+// Package mpi is gompi's MPI library: communicators, typed point-to-point
+// and collective calls, error classes, and the protocol engine that runs
+// them over a transport, in real time or in virtual time.
+//
+// A program calls Main (under gompirun) or Run (an in-process world of
+// goroutines, for tests and tools); every rank gets a *Comm for
+// MPI_COMM_WORLD. Buffers are slices of any Numeric type; Object messages
+// carry any Go value (msgpack), as mpi4py's lower-case calls do.
+//
+// Imports: transport and its inproc, shm and tcp implementations, vtime
+// (the prediction model, driven through the Clock adapter in virtual.go)
+// and internal/launch (the contract with gompirun). Nothing in this
+// repository but commands, samples and npb-go imports mpi; transport and
+// vtime must not.
+//
+// Where things are:
+//
+//	p2p.go, progress.go    point-to-point calls; the waiting activity (Algorithm 1 / 2) and Wait/Test
+//	engine.go              the protocol engine: starting phases, eager and rendezvous, dealing frames
+//	coll*.go               collectives as schedules of the engine's sends (MPICH's algorithms, coll_algo.go)
+//	op*.go                 reduction operations and their typed kernels
+//	comm.go, group.go      communicators and groups
+//	world.go, calls.go     a process's ranks; the user-level call each is in (deadlock reports)
+//	clock.go, virtual.go   the engine's event points and their virtual-time clock (vtime)
+//	virtual_stall.go,      Algorithm 2's stalls, within a process and job-wide through gompirun
+//	virtual_quiesce.go
+//	main.go, launch*.go    a process of a gompirun job: settings, transports, routes (runJob)
+//	settings.go            the GOMPI_* variables a user may set, checked
+//	errors.go, types.go    error classes; special ranks and tags
+package mpi
