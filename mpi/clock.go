@@ -5,27 +5,27 @@ import (
 	"strconv"
 )
 
-// Activity is one of VACED-SIM's five communication activities (Table 2 of
+// activity is one of VACED-SIM's five communication activities (Table 2 of
 // the paper): the starting phases DS, RS (sender), DR, AS (receiver) and the
 // waiting phase WT.
-type Activity uint8
+type activity uint8
 
 const (
-	ActDS Activity = iota // send an eager DATA message
-	ActRS                 // send a rendezvous REQ message
-	ActDR                 // receive an eager DATA message found in the unexpected queue
-	ActAS                 // send an ACK for a REQ found in the unexpected queue
-	ActWT                 // the waiting phase (Algorithm 1; Algorithm 2 in virtual mode)
+	actDS activity = iota // send an eager DATA message
+	actRS                 // send a rendezvous REQ message
+	actDR                 // receive an eager DATA message found in the unexpected queue
+	actAS                 // send an ACK for a REQ found in the unexpected queue
+	actWT                 // the waiting phase (Algorithm 1; Algorithm 2 in virtual mode)
 )
 
-func (a Activity) String() string {
-	if a > ActWT {
+func (a activity) String() string {
+	if a > actWT {
 		return "Activity(" + strconv.Itoa(int(a)) + ")"
 	}
 	return [...]string{"DS", "RS", "DR", "AS", "WT"}[a]
 }
 
-// Clock receives the 12 event points of VACED-SIM Sect. 3.1.2 from the
+// eventClock receives the 12 event points of VACED-SIM Sect. 3.1.2 from the
 // protocol engine: the start and end of the simulation, and the start and
 // end of each activity, and besides them only the brackets of its own work
 // (EnterEngine, LeaveEngine), which the paper does not have. Real runs use
@@ -35,7 +35,7 @@ func (a Activity) String() string {
 // The waiting activity is structured as Algorithm 2 whatever the clock: in
 // real mode Early always reports false, the early queue stays empty and the
 // loop is exactly Algorithm 1.
-type Clock interface {
+type eventClock interface {
 	// End returns, for DR, the model time at which the copy of the message
 	// into the user buffer completes (t_V + size/B_mem); the engine hands it
 	// to Ready in the waiting activity that completes the receive. DR does
@@ -49,8 +49,8 @@ type Clock interface {
 	// Begin is E_start of activity a (t_V += the computation burst since the
 	// last end event). End is E_end of DS, RS, DR or AS: size is the message
 	// size in bytes the activity copied (0 for REQ and ACK).
-	Begin(a Activity)
-	End(a Activity, size int) (copied float64)
+	Begin(a activity)
+	End(a activity, size int) (copied float64)
 
 	// Stamp sets h.Arrival, the target arrival time t_a of a message sent now
 	// by DS, RS or AS (Eq. 3 with t_s = t_V).
@@ -109,8 +109,8 @@ type nopClock struct{}
 
 func (nopClock) SimStart()                                                             {}
 func (nopClock) SimEnd()                                                               {}
-func (nopClock) Begin(Activity)                                                        {}
-func (nopClock) End(Activity, int) float64                                             { return 0 }
+func (nopClock) Begin(activity)                                                        {}
+func (nopClock) End(activity, int) float64                                             { return 0 }
 func (nopClock) Stamp(*transport.Header)                                               {}
 func (nopClock) WaitStart(bool)                                                        {}
 func (nopClock) Early(*transport.Header) bool                                          { return false }

@@ -8,7 +8,7 @@
 // carry any Go value (msgpack), as mpi4py's lower-case calls do.
 //
 // Imports: transport and its inproc, shm and tcp implementations, vtime
-// (the prediction model, driven through the Clock adapter in virtual.go)
+// (the prediction model, driven through the eventClock adapter in virtual.go)
 // and internal/launch (the contract with gompirun). Nothing in this
 // repository but commands, samples and npb-go imports mpi; transport and
 // vtime must not.

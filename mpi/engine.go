@@ -39,7 +39,7 @@ type Request struct {
 	posted   bool    // receive: sits in the posted queue
 	waitMark uint64  // equals rank.waitEpoch while this request is being waited on
 	vstart   float64 // virtual mode: the rank's virtual time when the receive was posted
-	vready   float64 // virtual mode: model time a DR copy completes, for the wait (Clock.Ready)
+	vready   float64 // virtual mode: model time a DR copy completes, for the wait (eventClock.Ready)
 	status   Status
 	err      error
 	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
@@ -78,10 +78,8 @@ func (r *rank) isend(c *Comm, buf []byte, dst int, tag int, ctx uint32, sync boo
 // startSend fills q (new, or the rank's reusable blocking request) and runs
 // the send's starting phase.
 func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx uint32, sync bool) *Request {
-	if r.virtual {
-		r.clock.EnterEngine()
-		defer r.clock.LeaveEngine()
-	}
+	r.clock.EnterEngine()
+	defer r.clock.LeaveEngine()
 	q.reset(r, c, reqSend, buf, ctx, int32(dst), int32(tag), sync)
 	if dst == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}
@@ -104,18 +102,18 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 		limit = r.eagerRemote
 	}
 	if !sync && len(buf) <= limit {
-		r.clock.Begin(ActDS)
+		r.clock.Begin(actDS)
 		f.Kind = transport.Data
 		if len(buf) > 0 {
 			f.CopyPayload(buf)
 		}
 		r.clock.Stamp(&f.Header)
 		q.err = r.send(f)
-		r.clock.End(ActDS, len(buf))
+		r.clock.End(actDS, len(buf))
 		q.complete()
 		return q
 	}
-	r.clock.Begin(ActRS)
+	r.clock.Begin(actRS)
 	f.Kind = transport.Req
 	if sync {
 		f.Flags |= transport.FlagSync
@@ -127,7 +125,7 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 		q.err = err
 		q.complete()
 	}
-	r.clock.End(ActRS, 0)
+	r.clock.End(actRS, 0)
 	return q
 }
 
@@ -140,10 +138,8 @@ func (r *rank) irecv(c *Comm, buf []byte, src int, tag int, ctx uint32) *Request
 
 // startRecv fills q and runs the receive's starting phase.
 func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx uint32) *Request {
-	if r.virtual {
-		r.clock.EnterEngine()
-		defer r.clock.LeaveEngine()
-	}
+	r.clock.EnterEngine()
+	defer r.clock.LeaveEngine()
 	q.reset(r, c, reqRecv, buf, ctx, int32(src), int32(tag), false)
 	if src == ProcNull {
 		q.status = Status{Source: ProcNull, Tag: AnyTag}
@@ -164,16 +160,16 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 			return q
 		}
 		if f.Kind == transport.Data {
-			r.clock.Begin(ActDR)
+			r.clock.Begin(actDR)
 			n := len(f.Payload)
 			r.copyOut(q, f) // frees f
-			q.vready = r.clock.End(ActDR, n)
+			q.vready = r.clock.End(actDR, n)
 		} else {
-			r.clock.Begin(ActAS)
+			r.clock.Begin(actAS)
 			ack := r.ackFor(q, f)
 			r.clock.Stamp(&ack.Header)
 			r.sendReply(q, ack)
-			r.clock.End(ActAS, 0)
+			r.clock.End(actAS, 0)
 			f.Free()
 		}
 		return q

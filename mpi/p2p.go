@@ -230,10 +230,8 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 // Without a match it returns Source ProcNull.
 func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	r := c.r
-	if r.virtual {
-		r.clock.EnterEngine()
-		defer r.clock.LeaveEngine()
-	}
+	r.clock.EnterEngine()
+	defer r.clock.LeaveEngine()
 	pattern := &Request{ctx: ctx, peer: int32(src), tag: int32(tag)}
 	var st Status
 	found := func() bool {
@@ -256,18 +254,18 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 }
 
 // enterEngine and leaveEngine bracket the engine's own work in a call on c
-// for the virtual clock (Clock.EnterEngine; nil-safe, nothing in real
+// for the virtual clock (eventClock.EnterEngine; nil-safe, a no-op in real
 // mode). Data work a collective does between its point-to-point pieces
 // (local copies, reductions) stays outside them: the target's MPI does it
 // too, so it is measured as computation.
 func (c *Comm) enterEngine() {
-	if c != nil && c.r != nil && c.r.virtual {
+	if c != nil && c.r != nil {
 		c.r.clock.EnterEngine()
 	}
 }
 
 func (c *Comm) leaveEngine() {
-	if c != nil && c.r != nil && c.r.virtual {
+	if c != nil && c.r != nil {
 		c.r.clock.LeaveEngine()
 	}
 }

@@ -16,7 +16,7 @@ import (
 func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 	r.checkAbort()
 	clk := r.clock
-	clk.Begin(ActWT)
+	clk.Begin(actWT)
 	finished := done()
 	clk.WaitStart(finished) // line 1 (and line 3)
 	if !finished {
@@ -53,7 +53,7 @@ func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 }
 
 // foldReady ends the current wait no earlier than the DR copies of the
-// completed receives it waits for (Clock.Ready), once per receive.
+// completed receives it waits for (eventeventClock.Ready), once per receive.
 func (r *rank) foldReady(reqs []*Request) {
 	if !r.virtual {
 		return
@@ -191,12 +191,10 @@ func (r *rank) mark(q *Request) {
 // as the operations waited for and progresses until cond holds (block) or
 // once (a test). When cond already holds, a blocking wait still passes
 // through the event points of an empty waiting activity, and a test does so
-// only to fold a pending DR copy (Clock.Ready).
+// only to fold a pending DR copy (eventClock.Ready).
 func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
-	if r.virtual {
-		r.clock.EnterEngine() // the engine's own work is not computation (Clock)
-		defer r.clock.LeaveEngine()
-	}
+	r.clock.EnterEngine() // the engine's own work is not computation (eventClock)
+	defer r.clock.LeaveEngine()
 	if !cond() {
 		r.waitEpoch++
 		for _, q := range reqs {
@@ -239,10 +237,8 @@ func (q *Request) wait() (Status, error) {
 	if q == nil {
 		return emptyStatus(), nil
 	}
-	if q.r.virtual {
-		q.r.clock.EnterEngine()
-		defer q.r.clock.LeaveEngine()
-	}
+	q.r.clock.EnterEngine()
+	defer q.r.clock.LeaveEngine()
 	q.r.waitFor([]*Request{q}, q.done.Load, true)
 	return q.finish()
 }
@@ -254,7 +250,7 @@ func (r *rank) emptyWait(reqs []*Request) {
 	if !r.virtual {
 		return // only the event points happen here, and real mode has none
 	}
-	r.clock.Begin(ActWT)
+	r.clock.Begin(actWT)
 	r.clock.WaitStart(true)
 	r.foldReady(reqs)
 	if len(r.early) > 0 {
@@ -339,10 +335,8 @@ func Waitall(reqs []*Request) ([]Status, error) {
 func waitall(reqs []*Request) ([]Status, error) {
 	r := reqOwner(reqs)
 	if r != nil {
-		if r.virtual {
-			r.clock.EnterEngine()
-			defer r.clock.LeaveEngine()
-		}
+		r.clock.EnterEngine()
+		defer r.clock.LeaveEngine()
 		r.waitFor(reqs, func() bool { return allDone(reqs) }, true)
 	}
 	return collectAll(reqs)

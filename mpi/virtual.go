@@ -108,14 +108,14 @@ func WithVirtual(v *Virtual) Option {
 	if v == nil {
 		return func(*config) {}
 	}
-	clocks := WithClocks(func(id int) Clock { return v.clock(id) })
+	clocks := withClocks(func(id int) eventClock { return v.clock(id) })
 	return func(c *config) {
 		clocks(c)
 		c.targetEager = v.target.EagerLimit
 	}
 }
 
-func (v *Virtual) clock(id int) Clock {
+func (v *Virtual) clock(id int) eventClock {
 	if id < 0 || id >= v.target.Ranks() {
 		v.mu.Lock()
 		if v.err == nil {
@@ -248,10 +248,10 @@ func (c *virtualClock) SimEnd() {
 	c.v.mu.Unlock()
 }
 
-func (c *virtualClock) Begin(Activity) { c.m.Begin() }
+func (c *virtualClock) Begin(activity) { c.m.Begin() }
 
-func (c *virtualClock) End(a Activity, size int) float64 {
-	if a == ActDR {
+func (c *virtualClock) End(a activity, size int) float64 {
+	if a == actDR {
 		return c.m.EndRecv(int64(size))
 	}
 	c.m.EndSend(int64(size))

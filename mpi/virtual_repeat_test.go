@@ -9,7 +9,7 @@ import (
 // program gets bit-identical per-rank predictions whatever the host's
 // scheduling. These programs receive eager messages that may reach the host
 // before or after their receives are posted, which once changed the
-// prediction by size/B_mem (the DR accounting, Clock.Ready).
+// prediction by size/B_mem (the DR accounting, eventClock.Ready).
 func TestVirtualRepeatableSendrecvAndCollectives(t *testing.T) {
 	programs := map[string]func(c *Comm) error{
 		"sendrecv-star": func(c *Comm) error {

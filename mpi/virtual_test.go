@@ -775,7 +775,7 @@ func TestVirtualStallDealsDataForALaterWait(t *testing.T) {
 // m x k comparisons of host CPU (about 0.2 s here) inside Recv, before any
 // activity of the paper starts; the program itself computes nothing but
 // its loop. Charged as computation, that is what rank 0's report showed
-// before the engine bracketed its work (Clock.EnterEngine). What remains
+// before the engine bracketed its work (eventClock.EnterEngine). What remains
 // is one measured burst per call, the loop and the meter's own reading
 // (about 0.25 us here): the bound allows 2 us per call, a fifth of the
 // matching.

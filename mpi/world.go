@@ -41,7 +41,7 @@ type Option func(*config)
 type config struct {
 	eagerLimit  int // to ranks of this process
 	eagerRemote int // to ranks of other processes
-	clocks      func(worldRank int) Clock
+	clocks      func(worldRank int) eventClock
 	// targetEager is the target machine's eager limit for a message from
 	// src to dst (virtual mode; nil in real mode). It replaces eagerLimit
 	// and eagerRemote for ranks with a virtual clock.
@@ -57,7 +57,7 @@ func WithEagerLimit(n int) Option {
 
 // WithClocks installs a virtual-time clock per rank (the virtual-time
 // runtime uses it; nil means real mode).
-func WithClocks(f func(worldRank int) Clock) Option { return func(c *config) { c.clocks = f } }
+func withClocks(f func(worldRank int) eventClock) Option { return func(c *config) { c.clocks = f } }
 
 func newConfig(opts []Option) (*config, error) {
 	c := &config{eagerLimit: DefaultEagerLimit, eagerRemote: DefaultRemoteEagerLimit}
@@ -105,7 +105,7 @@ type rank struct {
 	id          int
 	inbox       *transport.Inbox
 	out         transport.Transport
-	clock       Clock
+	clock       eventClock
 	virtual     bool
 	eagerLimit  int // to ranks hosted by this process
 	eagerRemote int // to ranks of other processes
@@ -131,12 +131,12 @@ type rank struct {
 	finished  atomic.Bool
 	blockedIn atomic.Uint64 // call.packed() while parked, 0 otherwise
 	call      userCall      // the user-level call the rank is in (calls.go)
-	stats     Stats
+	stats     rankStats
 	stallState
 }
 
-// Stats counts a rank's traffic; the virtual-time report uses it.
-type Stats struct {
+// rankStats counts a rank's traffic; the virtual-time report uses it.
+type rankStats struct {
 	sent, recvd           int64
 	sentBytes, recvdBytes int64
 	dropped               int64

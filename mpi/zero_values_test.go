@@ -115,7 +115,7 @@ var zeroCalls = []struct {
 	{"Op.String", false, func() error { return want(Op{}.String(), "OpNull") }},
 	{"Op.Commutative", false, func() error { return want(Op{}.Commutative(), false) }},
 	{"Comparison.String", false, func() error { _ = Comparison(-1).String(); return want(Comparison(0).String(), "Ident") }},
-	{"Activity.String", false, func() error { _ = Activity(200).String(); return want(Activity(0).String(), "DS") }},
+	{"activity.String", false, func() error { _ = activity(200).String(); return want(activity(0).String(), "DS") }},
 	{"ErrorClass.String", false, func() error { _ = ErrorClass(-1).String(); return nil }},
 	{"ClassOf", false, func() error { return want(ClassOf(nil), ClassSuccess) }},
 	{"Error.Error", false, func() error { _ = (*Error)(nil).Error(); return nil }},
@@ -132,7 +132,7 @@ var zeroCalls = []struct {
 	{"WithEagerLimit", false, func() error { WithEagerLimit(0); return nil }},
 	// Reads the environment, not its arguments: only that it does not panic.
 	{"CheckSettings", false, func() error { _ = CheckSettings(); return nil }},
-	{"WithClocks", false, func() error { WithClocks(nil); return nil }},
+	{"WithClocks", false, func() error { withClocks(nil); return nil }},
 	{"WithVirtual", false, func() error { return Run(1, func(*Comm) error { return nil }, WithVirtual(nil)) }},
 	{"NewVirtual", true, func() error { _, err := NewVirtual(nil, 0, 0); return err }},
 	{"Virtual.Run", true, func() error { return (*Virtual)(nil).Run(nil) }},
