@@ -94,9 +94,9 @@ func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
 	return c.waitColl(rq, sq)
 }
 
-// send and recv are the blocking halves.
-func (c *Comm) send(b []byte, to, tag int) error   { return c.waitColl(c.csend(b, to, tag)) }
-func (c *Comm) recv(b []byte, from, tag int) error { return c.waitColl(c.crecv(b, from, tag)) }
+// blockingSend and blockingRecv are the blocking halves.
+func (c *Comm) blockingSend(b []byte, to, tag int) error   { return c.waitColl(c.csend(b, to, tag)) }
+func (c *Comm) blockingRecv(b []byte, from, tag int) error { return c.waitColl(c.crecv(b, from, tag)) }
 
 // begin validates the communicator at the start of a collective.
 func (c *Comm) begin() error {

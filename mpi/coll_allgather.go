@@ -163,9 +163,9 @@ func (c *Comm) allgatherRecDbl(buf []byte, off []int, me int, peer func(int) int
 			root := me >> k << k
 			switch {
 			case d > me && me < root+have && d >= root+have:
-				failed.keep(c.send(missing, peer(d), tag))
+				failed.keep(c.blockingSend(missing, peer(d), tag))
 			case d < me && d < root+have && me >= root+have:
-				failed.keep(c.recv(missing, peer(d), tag))
+				failed.keep(c.blockingRecv(missing, peer(d), tag))
 			}
 			k--
 		}

@@ -63,14 +63,14 @@ func (c *Comm) binomialBcast(buf []byte, root, tag int) error {
 	mask := 1
 	for mask < n {
 		if rel&mask != 0 {
-			failed.keep(c.recv(buf, (rel-mask+root)%n, tag))
+			failed.keep(c.blockingRecv(buf, (rel-mask+root)%n, tag))
 			break
 		}
 		mask <<= 1
 	}
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
-			failed.keep(c.send(buf, (rel+mask+root)%n, tag))
+			failed.keep(c.blockingSend(buf, (rel+mask+root)%n, tag))
 		}
 	}
 	return failed.err
@@ -95,7 +95,7 @@ func (c *Comm) scatterForBcast(buf []byte, root int) error {
 		if rel&mask != 0 {
 			lo, hi := bcastChunk(nb, n, rel, mask)
 			if hi > lo {
-				failed.keep(c.recv(buf[lo:hi], (rel-mask+root)%n, tagBcast))
+				failed.keep(c.blockingRecv(buf[lo:hi], (rel-mask+root)%n, tagBcast))
 			}
 			break
 		}
@@ -105,7 +105,7 @@ func (c *Comm) scatterForBcast(buf []byte, root int) error {
 		if rel+mask < n {
 			lo, hi := bcastChunk(nb, n, rel+mask, mask)
 			if hi > lo {
-				failed.keep(c.send(buf[lo:hi], (rel+mask+root)%n, tagBcast))
+				failed.keep(c.blockingSend(buf[lo:hi], (rel+mask+root)%n, tagBcast))
 			}
 		}
 	}

@@ -62,12 +62,12 @@ func (c *Comm) gather(data, out []byte, root int) error {
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
 		if rel&mask != 0 {
-			failed.keep(c.send(tmp[:sub*bs], (rel&^mask+root)%n, tagGather))
+			failed.keep(c.blockingSend(tmp[:sub*bs], (rel&^mask+root)%n, tagGather))
 			return failed.err
 		}
 		if src := rel | mask; src < n {
 			cnt := min(mask, n-src)
-			failed.keep(c.recv(tmp[mask*bs:(mask+cnt)*bs], (src+root)%n, tagGather))
+			failed.keep(c.blockingRecv(tmp[mask*bs:(mask+cnt)*bs], (src+root)%n, tagGather))
 		}
 	}
 	if root != 0 {
@@ -156,7 +156,7 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 	default:
 		tmp = make([]byte, sub*bs)
 		mask = rel & -rel
-		failed.keep(c.recv(tmp, (rel-mask+root)%n, tagScatter))
+		failed.keep(c.blockingRecv(tmp, (rel-mask+root)%n, tagScatter))
 	}
 	if rel == 0 {
 		mask = pof2Below(n)
@@ -167,7 +167,7 @@ func (c *Comm) scatter(in, out []byte, root int) error {
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if rel+mask < n {
 			cnt := min(mask, n-rel-mask)
-			failed.keep(c.send(tmp[mask*bs:(mask+cnt)*bs], (rel+mask+root)%n, tagScatter))
+			failed.keep(c.blockingSend(tmp[mask*bs:(mask+cnt)*bs], (rel+mask+root)%n, tagScatter))
 		}
 	}
 	copy(out, tmp[:bs])
@@ -275,7 +275,7 @@ func scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root
 		if len(recv) == 0 {
 			return nil
 		}
-		return c.recv(asBytes(recv), root, tagScatter)
+		return c.blockingRecv(asBytes(recv), root, tagScatter)
 	}
 	n := c.Size()
 	if err := checkV("Scatterv", n, counts, displs, len(send)); err != nil {

@@ -164,9 +164,9 @@ func (c *Comm) redScatRecDbl(data, out []byte, disp []int, rd *reduction) error 
 				root := me >> k << k
 				switch {
 				case d > me && me < root+have && d >= root+have:
-					failed.keep(c.send(got, d, tagRedScat))
+					failed.keep(c.blockingSend(got, d, tagRedScat))
 				case d < me && d < root+have && me >= root+have:
-					failed.keep(c.recv(got, d, tagRedScat))
+					failed.keep(c.blockingRecv(got, d, tagRedScat))
 					received = true
 				}
 				k--
@@ -239,7 +239,7 @@ func (c *Comm) redScatHalving(data, out []byte, counts []int, rd *reduction) err
 	newrank, err := c.foldIn(acc, rd, tagRedScat)
 	failed.keep(err)
 	if newrank < 0 {
-		failed.keep(c.recv(out, me+1, tagRedScat))
+		failed.keep(c.blockingRecv(out, me+1, tagRedScat))
 		return failed.err
 	}
 	disp := make([]int, pof2+1)
@@ -259,7 +259,7 @@ func (c *Comm) redScatHalving(data, out []byte, counts []int, rd *reduction) err
 	mine := acc[disp[newrank]:disp[newrank+1]]
 	if me < 2*rem {
 		k := counts[me-1] * rd.size
-		failed.keep(c.send(mine[:k], me-1, tagRedScat))
+		failed.keep(c.blockingSend(mine[:k], me-1, tagRedScat))
 		mine = mine[k:]
 	}
 	copy(out, mine)

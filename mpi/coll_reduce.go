@@ -115,23 +115,23 @@ func (c *Comm) reduceBinomial(acc []byte, rd *reduction, root int) error {
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
 		if rel&mask != 0 {
-			failed.keep(c.send(acc, (rel&^mask+lroot)%n, tagReduce))
+			failed.keep(c.blockingSend(acc, (rel&^mask+lroot)%n, tagReduce))
 			break
 		}
 		if src := rel | mask; src < n {
 			if tmp == nil {
 				tmp = make([]byte, len(acc))
 			}
-			failed.keep(c.recv(tmp, (src+lroot)%n, tagReduce))
+			failed.keep(c.blockingRecv(tmp, (src+lroot)%n, tagReduce))
 			rd.applyRev(acc, tmp)
 		}
 	}
 	if lroot != root {
 		switch c.rank {
 		case lroot:
-			failed.keep(c.send(acc, root, tagReduce))
+			failed.keep(c.blockingSend(acc, root, tagReduce))
 		case root:
-			failed.keep(c.recv(acc, lroot, tagReduce))
+			failed.keep(c.blockingRecv(acc, lroot, tagReduce))
 		}
 	}
 	return failed.err
@@ -151,10 +151,10 @@ func (c *Comm) foldIn(acc []byte, rd *reduction, tag int) (int, error) {
 		return me - rem, nil
 	}
 	if me%2 == 0 {
-		return -1, c.send(acc, me+1, tag)
+		return -1, c.blockingSend(acc, me+1, tag)
 	}
 	tmp := make([]byte, len(acc))
-	err := c.recv(tmp, me-1, tag)
+	err := c.blockingRecv(tmp, me-1, tag)
 	rd.apply(tmp, acc)
 	return me / 2, err // on failure the rank still takes its place in the schedule
 }
@@ -167,9 +167,9 @@ func (c *Comm) foldOut(acc []byte, tag int) error {
 		return nil
 	}
 	if me%2 == 0 {
-		return c.recv(acc, me+1, tag)
+		return c.blockingRecv(acc, me+1, tag)
 	}
-	return c.send(acc, me-1, tag)
+	return c.blockingSend(acc, me-1, tag)
 }
 
 // oldRank maps a new rank of the fold back to the communicator's.
@@ -262,23 +262,23 @@ func (c *Comm) reduceRabenseifner(acc []byte, rd *reduction, root int) error {
 			partner := oldRank(newrank^m, rem)
 			w := hi - lo
 			if newrank&m != newroot&m {
-				failed.keep(c.send(acc[disp[lo]:disp[hi]], partner, tagReduce))
+				failed.keep(c.blockingSend(acc[disp[lo]:disp[hi]], partner, tagReduce))
 				break
 			}
 			plo, phi := hi, hi+w
 			if newrank&m != 0 {
 				plo, phi = lo-w, lo
 			}
-			failed.keep(c.recv(acc[disp[plo]:disp[phi]], partner, tagReduce))
+			failed.keep(c.blockingRecv(acc[disp[plo]:disp[phi]], partner, tagReduce))
 			lo, hi = min(lo, plo), max(hi, phi)
 		}
 	}
 	if gatherAt != root {
 		switch c.rank {
 		case gatherAt:
-			failed.keep(c.send(acc, root, tagReduce))
+			failed.keep(c.blockingSend(acc, root, tagReduce))
 		case root:
-			failed.keep(c.recv(acc, gatherAt, tagReduce))
+			failed.keep(c.blockingRecv(acc, gatherAt, tagReduce))
 		}
 	}
 	return failed.err

@@ -108,7 +108,7 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 			f.CopyPayload(buf)
 		}
 		r.clock.Stamp(&f.Header)
-		q.err = r.send(f)
+		q.err = r.sendFrame(f)
 		r.clock.End(actDS, len(buf))
 		q.complete()
 		return q
@@ -120,7 +120,7 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 	}
 	r.clock.Stamp(&f.Header)
 	r.sends[q.id] = q
-	if err := r.send(f); err != nil {
+	if err := r.sendFrame(f); err != nil {
 		delete(r.sends, q.id)
 		q.err = err
 		q.complete()
@@ -182,8 +182,8 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 	return q
 }
 
-// send hands a frame to the transports, turning a failure into an MPI error.
-func (r *rank) send(f *transport.Frame) error {
+// sendFrame hands a frame to the transports, turning a failure into an MPI error.
+func (r *rank) sendFrame(f *transport.Frame) error {
 	if err := r.out.Send(f); err != nil {
 		f.Release()
 		return &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(int(f.Dst)) + " failed", Err: err}
@@ -212,7 +212,7 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 
 // sendReply sends an ACK for receive q; a failure completes q with the error.
 func (r *rank) sendReply(q *Request, ack *transport.Frame) {
-	if err := r.send(ack); err != nil {
+	if err := r.sendFrame(ack); err != nil {
 		delete(r.recvs, q.id)
 		r.inbox.ForgetPayload(q.id)
 		q.err = err
@@ -271,11 +271,11 @@ func (r *rank) copyOut(q *Request, f *transport.Frame) {
 	q.complete()
 }
 
-// target finds the operation frame f belongs to: the first matching posted
+// requestOf finds the operation frame f belongs to: the first matching posted
 // receive for eager DATA and REQ, the send for an ACK, the matched receive for
 // a rendezvous DATA. It returns nil when the operation has not started (the
 // frame belongs in the unexpected queue). idx is the posted-queue index.
-func (r *rank) target(f *transport.Frame) (q *Request, idx int) {
+func (r *rank) requestOf(f *transport.Frame) (q *Request, idx int) {
 	switch {
 	case f.Kind == transport.Ack:
 		return r.sends[f.SendID], -1
@@ -306,7 +306,7 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		d, owned := r.dataFor(q, f)
 		r.clock.Deal(&f.Header, related, &d.Header, len(q.buf), q.vstart)
 		f.Free()
-		if err := r.send(d); err != nil {
+		if err := r.sendFrame(d); err != nil {
 			q.err = err
 			q.complete()
 		} else if len(q.buf) == 0 || owned {

@@ -18,7 +18,7 @@ func (c *Comm) recvAlloc(src, tag int) ([]byte, error) {
 		return nil, err
 	}
 	buf := make([]byte, st.Bytes)
-	return buf, c.recv(buf, src, tag)
+	return buf, c.blockingRecv(buf, src, tag)
 }
 
 // allreduceBytes combines buf over all ranks of c with combine (which must
@@ -30,11 +30,11 @@ func (c *Comm) allreduceBytes(buf []byte, tag int, combine func(acc, in []byte))
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 { // binomial reduce to 0
 		if me&mask != 0 {
-			failed.keep(c.send(buf, me-mask, tag))
+			failed.keep(c.blockingSend(buf, me-mask, tag))
 			break
 		}
 		if me+mask < n {
-			failed.keep(c.recv(tmp, me+mask, tag))
+			failed.keep(c.blockingRecv(tmp, me+mask, tag))
 			combine(buf, tmp)
 		}
 	}
@@ -55,13 +55,13 @@ func (c *Comm) gatherBytes(mine []byte, tag int) ([]byte, error) {
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {
 		if me&mask != 0 {
-			failed.keep(c.send(acc, me-mask, tag))
+			failed.keep(c.blockingSend(acc, me-mask, tag))
 			return nil, failed.err
 		}
 		if me+mask < n {
 			cnt := min(mask, n-me-mask)
 			part := make([]byte, cnt*bs)
-			failed.keep(c.recv(part, me+mask, tag))
+			failed.keep(c.blockingRecv(part, me+mask, tag))
 			acc = append(acc, part...)
 		}
 	}

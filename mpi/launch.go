@@ -149,7 +149,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	if err != nil {
 		return err
 	}
-	w.q = watchJob(env, w, table, local, sh)
+	w.agent = watchJob(env, w, table, local, sh)
 	w.out = table
 	for _, r := range w.ranks {
 		r.out = table
@@ -237,8 +237,8 @@ func wireRoutes(env *launch.Env, js *jobSettings, procs []procInfo, machine stri
 // finishJob reports a finished world: the agent's last sample, the virtual
 // records, and the finalize barrier.
 func finishJob(env *launch.Env, client *launch.Client, w *world, virt *Virtual) error {
-	if w.q != nil {
-		w.q.finish()
+	if w.agent != nil {
+		w.agent.finish()
 	}
 	if virt != nil {
 		if err := virt.Err(); err != nil {

@@ -27,12 +27,12 @@ func checkTag(tag int, anyOK bool) error {
 	return nil
 }
 
-func (c *Comm) startSend(buf []byte, dest, tag int, sync bool) (*Request, error) {
-	return c.startSendInto(nil, buf, dest, tag, sync)
+func (c *Comm) postSend(buf []byte, dest, tag int, sync bool) (*Request, error) {
+	return c.postSendInto(nil, buf, dest, tag, sync)
 }
 
-// startSendInto starts a send using q, or a new request when q is nil.
-func (c *Comm) startSendInto(q *Request, buf []byte, dest, tag int, sync bool) (*Request, error) {
+// postSendInto starts a send using q, or a new request when q is nil.
+func (c *Comm) postSendInto(q *Request, buf []byte, dest, tag int, sync bool) (*Request, error) {
 	c.enterEngine()
 	defer c.leaveEngine()
 	if err := c.check(); err != nil {
@@ -52,12 +52,12 @@ func (c *Comm) startSendInto(q *Request, buf []byte, dest, tag int, sync bool) (
 	return c.r.startSend(q, c, buf, d, tag, c.ctx, sync), nil
 }
 
-func (c *Comm) startRecv(buf []byte, source, tag int) (*Request, error) {
-	return c.startRecvInto(nil, buf, source, tag)
+func (c *Comm) postRecv(buf []byte, source, tag int) (*Request, error) {
+	return c.postRecvInto(nil, buf, source, tag)
 }
 
-// startRecvInto starts a receive using q, or a new request when q is nil.
-func (c *Comm) startRecvInto(q *Request, buf []byte, source, tag int) (*Request, error) {
+// postRecvInto starts a receive using q, or a new request when q is nil.
+func (c *Comm) postRecvInto(q *Request, buf []byte, source, tag int) (*Request, error) {
 	c.enterEngine()
 	defer c.leaveEngine()
 	if err := c.check(); err != nil {
@@ -83,19 +83,19 @@ func (c *Comm) startRecvInto(q *Request, buf []byte, source, tag int) (*Request,
 // Isend starts a standard-mode send of buf to rank dest (MPI_Isend). buf
 // must not be modified until the request completes.
 func Isend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
-	return c.startSend(asBytes(buf), dest, tag, false)
+	return c.postSend(asBytes(buf), dest, tag, false)
 }
 
 // Issend starts a synchronous send: it completes only once the receiver has
 // matched it (MPI_Issend).
 func Issend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
-	return c.startSend(asBytes(buf), dest, tag, true)
+	return c.postSend(asBytes(buf), dest, tag, true)
 }
 
 // Irecv starts a receive into buf from rank source (or AnySource) with tag
 // (or AnyTag) (MPI_Irecv).
 func Irecv[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
-	return c.startRecv(asBytes(buf), source, tag)
+	return c.postRecv(asBytes(buf), source, tag)
 }
 
 // Send sends buf to rank dest (MPI_Send). Small messages return at once
@@ -107,7 +107,7 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	c.enter(callSend, dest, tag)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
-	q, err := c.startSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
+	q, err := c.postSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func Ssend[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	c.enter(callSsend, dest, tag)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
-	q, err := c.startSend(asBytes(buf), dest, tag, true)
+	q, err := c.postSend(asBytes(buf), dest, tag, true)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 	c.enter(callRecv, source, tag)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
-	q, err := c.startRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
+	q, err := c.postRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
 	if err != nil {
 		return Status{}, err
 	}
@@ -151,11 +151,11 @@ func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U
 	c.enter(callSendrecv, dest, source)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
-	rq, err := c.startRecv(asBytes(recvbuf), source, recvtag)
+	rq, err := c.postRecv(asBytes(recvbuf), source, recvtag)
 	if err != nil {
 		return Status{}, err
 	}
-	sq, err := c.startSend(asBytes(sendbuf), dest, sendtag, false)
+	sq, err := c.postSend(asBytes(sendbuf), dest, sendtag, false)
 	if err != nil {
 		_ = rq.Cancel()
 		_, _ = rq.wait()

@@ -80,14 +80,14 @@ type earlyMsg struct {
 
 // dispatch is one step of the loop: lines 13-19 of Algorithm 2.
 func (r *rank) dispatch(f *transport.Frame) {
-	if r.w.q != nil {
+	if r.w.agent != nil {
 		r.arrived(f) // job-wide quiescence detection: virtual_quiesce.go
 	}
 	if f.Kind == transport.Ctrl {
 		r.w.control(r, f)
 		return
 	}
-	q, idx := r.target(f)
+	q, idx := r.requestOf(f)
 	if q == nil && (f.Kind == transport.Ack || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0) {
 		// An answer to an operation this rank never started: a peer bug
 		// or a corrupt frame. Drop it rather than corrupt state.

@@ -282,7 +282,7 @@ func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine() }
 func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
 func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
 
-var modelKind = [...]vtime.MsgKind{transport.Data: vtime.DATA, transport.Req: vtime.REQ, transport.Ack: vtime.ACK}
+var modelKind = [...]vtime.MsgKind{transport.Data: vtime.Data, transport.Req: vtime.Req, transport.Ack: vtime.Ack}
 
 func (c *virtualClock) Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) float64 {
 	if int(m.Kind) >= len(modelKind) || modelKind[m.Kind] == 0 {

@@ -154,7 +154,7 @@ func (r *rank) resolveEarly(block bool) bool {
 	guess := r.fellBack || resolve && r.guess.Swap(false) // the agent sets guess before resolve
 	resolve = resolve || r.fellBack
 	r.fellBack = false
-	if len(r.early) == 0 || !(resolve || !block || !r.w.local && !r.w.q.working()) || !r.progressEarly() {
+	if len(r.early) == 0 || !(resolve || !block || !r.w.local && !r.w.agent.working()) || !r.progressEarly() {
 		return false
 	}
 	if block && resolve && !guess {
@@ -173,7 +173,7 @@ func (r *rank) parkVirtual(done func() bool) {
 	r.parks++
 	gen := r.parks
 	var fallback *time.Timer
-	if !r.w.local && r.w.q != nil && r.stallMin.Load() != 0 {
+	if !r.w.local && r.w.agent != nil && r.stallMin.Load() != 0 {
 		// Several processes: gompirun decides, and this bounds its delay.
 		// (A world of one process has an agent too, which never decides.)
 		fallback = time.AfterFunc(parkedFallback, func() {
@@ -189,7 +189,7 @@ func (r *rank) parkVirtual(done func() bool) {
 			if r.w.local {
 				return r.w.resolveStall(r) == r
 			}
-			r.w.q.poke()
+			r.w.agent.poke()
 		}
 		return false
 	})

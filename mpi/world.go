@@ -95,7 +95,7 @@ type world struct {
 	alive  atomic.Int64         // hosted ranks whose function has not returned
 	spin   *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
 	stalls atomic.Int64         // virtual mode: parked ranks holding early messages others wait for (virtual_stall.go)
-	q      *quiesceAgent        // virtual mode over several processes: job-wide stall detection; nil otherwise
+	agent  *quiesceAgent        // virtual mode over several processes: job-wide stall detection; nil otherwise
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -235,7 +235,7 @@ func (r *rank) main(fn func(c *Comm) error) {
 		r.w.spin.Leave()
 		if r.virtual && r.w.local {
 			r.w.resolveStall(nil) // the last rank awake may leave a stall behind (virtual_stall.go)
-		} else if q := r.w.q; q != nil {
+		} else if q := r.w.agent; q != nil {
 			q.poke()
 		}
 		if returned {

@@ -30,7 +30,7 @@ func BenchmarkRankEvents(b *testing.B) {
 				r.Begin()
 				r.WaitStart(false)
 				_ = r.Early(ta)
-				r.Deal(Message{Kind: DATA, Arrival: ta, Size: 64, Peer: 500}, true)
+				r.Deal(Message{Kind: Data, Arrival: ta, Size: 64, Peer: 500}, true)
 				r.WaitEnd()
 			}
 			r.SimEnd()

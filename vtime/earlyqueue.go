@@ -18,13 +18,14 @@ import "sort"
 //
 // During a waiting activity t_V stays at t(E_start^WT) = A_WT_start[num].
 
-// MsgKind is the kind of a message in the model.
+// MsgKind is the kind of a message in the model: the paper's DATA, REQ
+// and ACK (Table 1), spelt as transport's frame kinds are.
 type MsgKind uint8
 
 const (
-	DATA MsgKind = iota + 1
-	REQ
-	ACK
+	Data MsgKind = iota + 1
+	Req
+	Ack
 )
 
 // Message is what Algorithm 3 needs to know about a message it deals with.
@@ -138,15 +139,15 @@ func (r *Rank) Deal(m Message, related bool) (t float64) {
 		ttemp = max(w.dealTime(m.Arrival), m.Started)
 	}
 	switch m.Kind {
-	case REQ:
+	case Req:
 		_, t = r.t.Transfer(ttemp, 0, r.id, m.Peer, &r.nic)
-	case ACK:
+	case Ack:
 		var tr float64
 		tr, t = r.t.Transfer(ttemp, m.Size, r.id, m.Peer, &r.nic)
 		if related {
 			w.cur.end = max(w.cur.end, w.cur.start, tr)
 		}
-	case DATA:
+	case Data:
 		t = ttemp + r.t.CopyTime(m.Size)
 		if related {
 			w.cur.end = max(w.cur.end, w.cur.start, t)

@@ -117,7 +117,7 @@ func TestLogGPGapReplyQueuesFromTtemp(t *testing.T) {
 	// being copied): t_temp is the wait's start, s/B_mem, and A's DATA is
 	// in the buffer at 2 s/B_mem, before B has left the link.
 	ttemp := s / bMem
-	dataA := r.Deal(Message{Kind: ACK, Arrival: 2 * lh(3), Size: s, Peer: 12}, true)
+	dataA := r.Deal(Message{Kind: Ack, Arrival: 2 * lh(3), Size: s, Peer: 12}, true)
 	r.WaitEnd()
 	linkFree := s/bMem + s/bNet // B's transfer ends
 	if want := linkFree + s/bNet + lh(3); !near(dataA, want) {
@@ -134,7 +134,7 @@ func TestLogGPGapReplyQueuesFromTtemp(t *testing.T) {
 // (dealt in the earlier wait, before the other message was stamped).
 func TestLogGPGapLateReplyTakesEarlierGap(t *testing.T) {
 	const s = 1 << 20
-	ack := Message{Kind: ACK, Arrival: 2 * lh(3), Size: s, Peer: 12}
+	ack := Message{Kind: Ack, Arrival: 2 * lh(3), Size: s, Peer: 12}
 	run := func(lateAck bool) (dataA, taB float64) {
 		r := NewRank(nicTianhe(t, true), 0, nil, 0)
 		r.SimStart()
@@ -144,7 +144,7 @@ func TestLogGPGapLateReplyTakesEarlierGap(t *testing.T) {
 		if !lateAck {
 			dataA = r.Deal(ack, false)
 		}
-		r.Deal(Message{Kind: DATA, Arrival: 0.5e-3, Peer: 13}, true)
+		r.Deal(Message{Kind: Data, Arrival: 0.5e-3, Peer: 13}, true)
 		r.WaitEnd()
 		r.Elapse(0.5e-3)
 		taB = send(r, s, 12) // B, eager, at 1 ms
@@ -175,8 +175,8 @@ func TestLogGPGapOverlappingRepliesDependOnDealOrderBoundedly(t *testing.T) {
 	const s = 1 << 20
 	d := s / bNet
 	acks := []Message{
-		{Kind: ACK, Arrival: 100e-6, Size: s, Peer: 12},
-		{Kind: ACK, Arrival: 150e-6, Size: s, Peer: 13}, // 50 us later: the DATAs overlap
+		{Kind: Ack, Arrival: 100e-6, Size: s, Peer: 12},
+		{Kind: Ack, Arrival: 150e-6, Size: s, Peer: 13}, // 50 us later: the DATAs overlap
 	}
 	deal := func(order []int) []float64 {
 		r := NewRank(nicTianhe(t, true), 0, nil, 0)

@@ -279,7 +279,7 @@ func TestDRAndLateDealAgree(t *testing.T) {
 	late.EndSend(100)
 	late.Begin()
 	late.WaitStart(false)
-	late.Deal(Message{Kind: DATA, Size: s, Arrival: post / 4, Peer: 1, Started: post}, true)
+	late.Deal(Message{Kind: Data, Size: s, Arrival: post / 4, Peer: 1, Started: post}, true)
 	late.WaitEnd()
 	if viaDR.tv != late.tv {
 		t.Fatalf("DR path ends at %v, late deal at %v", viaDR.tv, late.tv)
@@ -389,8 +389,8 @@ func TestAlgorithm2Line13EarlyQueue(t *testing.T) {
 	r.SimStart()
 	r.Elapse(1)
 	a := newAlg2(r)
-	later := tmsg{name: "later", m: Message{Kind: DATA, Arrival: 5, Peer: 12}, opStarted: true, completes: true}
-	mine := tmsg{name: "mine", m: Message{Kind: DATA, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true}
+	later := tmsg{name: "later", m: Message{Kind: Data, Arrival: 5, Peer: 12}, opStarted: true, completes: true}
+	mine := tmsg{name: "mine", m: Message{Kind: Data, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true}
 	a.wait(false, later, mine)
 	if len(a.early) != 1 || a.early[0].name != "later" {
 		t.Fatalf("early queue %v, want [later]", a.early)
@@ -407,7 +407,7 @@ func TestAlgorithm2Line13RelatedMessageIsNeverEarly(t *testing.T) {
 	r := NewRank(tianhe(t, 24), 0, nil, 0)
 	r.SimStart()
 	a := newAlg2(r)
-	a.wait(false, tmsg{name: "c", m: Message{Kind: DATA, Arrival: 7, Size: 6380, Peer: 12}, related: true, opStarted: true, completes: true})
+	a.wait(false, tmsg{name: "c", m: Message{Kind: Data, Arrival: 7, Size: 6380, Peer: 12}, related: true, opStarted: true, completes: true})
 	if !near(r.tv, 7+6380/bMem) {
 		t.Errorf("t_V = %g, want t_a + s/B_mem (line 26)", r.tv)
 	}
@@ -418,10 +418,10 @@ func TestAlgorithm2Line6EarlyMessageDueBeforeWait(t *testing.T) {
 	r.SimStart()
 	a := newAlg2(r)
 	a.wait(false,
-		tmsg{name: "x", m: Message{Kind: REQ, Arrival: 4, Peer: 12}, opStarted: true},
-		tmsg{name: "c1", m: Message{Kind: DATA, Arrival: 1, Peer: 12}, related: true, opStarted: true, completes: true})
+		tmsg{name: "x", m: Message{Kind: Req, Arrival: 4, Peer: 12}, opStarted: true},
+		tmsg{name: "c1", m: Message{Kind: Data, Arrival: 1, Peer: 12}, related: true, opStarted: true, completes: true})
 	r.Elapse(9) // t_V = 10
-	a.wait(false, tmsg{name: "c2", m: Message{Kind: DATA, Arrival: 12, Peer: 12}, related: true, opStarted: true, completes: true})
+	a.wait(false, tmsg{name: "c2", m: Message{Kind: Data, Arrival: 12, Peer: 12}, related: true, opStarted: true, completes: true})
 	if a.dealtIn["x"] != 1 {
 		t.Fatalf("x dealt in wait %d, want 1 (line 6: t_a <= t_V)", a.dealtIn["x"])
 	}
@@ -439,8 +439,8 @@ func TestAlgorithm2Line23EarlyMessageDueInsideWait(t *testing.T) {
 	// x arrives on the host first but at 2 on the target, inside the wait
 	// that ends at 3 with c's DATA.
 	a.wait(false,
-		tmsg{name: "x", m: Message{Kind: REQ, Arrival: 2, Peer: 12}, opStarted: true},
-		tmsg{name: "c", m: Message{Kind: DATA, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true})
+		tmsg{name: "x", m: Message{Kind: Req, Arrival: 2, Peer: 12}, opStarted: true},
+		tmsg{name: "c", m: Message{Kind: Data, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true})
 	if a.dealtIn["x"] != 0 || len(a.early) != 0 {
 		t.Fatalf("x not dealt by lines 22-27 of wait 0: %v", a.dealtIn)
 	}
@@ -458,8 +458,8 @@ func TestAlgorithm2Line23MessageArrivingAsTheWaitEnds(t *testing.T) {
 	r.SimStart()
 	a := newAlg2(r)
 	a.wait(false,
-		tmsg{name: "x", m: Message{Kind: REQ, Arrival: 3, Peer: 12}, opStarted: true},
-		tmsg{name: "c", m: Message{Kind: DATA, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true})
+		tmsg{name: "x", m: Message{Kind: Req, Arrival: 3, Peer: 12}, opStarted: true},
+		tmsg{name: "c", m: Message{Kind: Data, Arrival: 3, Peer: 12}, related: true, opStarted: true, completes: true})
 	if r.tv != 3 {
 		t.Fatalf("wait ended at %g, want 3 (c's DATA)", r.tv)
 	}
@@ -477,8 +477,8 @@ func TestAlgorithm2Line16UnexpectedQueue(t *testing.T) {
 	r.Elapse(5)
 	a := newAlg2(r)
 	a.wait(false,
-		tmsg{name: "u", m: Message{Kind: DATA, Arrival: 1, Peer: 12}},
-		tmsg{name: "c", m: Message{Kind: DATA, Arrival: 6, Peer: 12}, related: true, opStarted: true, completes: true})
+		tmsg{name: "u", m: Message{Kind: Data, Arrival: 1, Peer: 12}},
+		tmsg{name: "c", m: Message{Kind: Data, Arrival: 6, Peer: 12}, related: true, opStarted: true, completes: true})
 	if len(a.unexpected) != 1 || a.unexpected[0] != "u" {
 		t.Errorf("unexpected queue %v, want [u]", a.unexpected)
 	}
@@ -488,7 +488,7 @@ func TestAlgorithm3Line15ReqAnsweredByAck(t *testing.T) {
 	r := NewRank(tianhe(t, 400), 0, nil, 0)
 	r.SimStart()
 	r.WaitStart(false)
-	ta := r.Deal(Message{Kind: REQ, Arrival: 2, Size: 1 << 20, Peer: 300}, true)
+	ta := r.Deal(Message{Kind: Req, Arrival: 2, Size: 1 << 20, Peer: 300}, true)
 	if want := 2 + lh(5); !near(ta, want) {
 		t.Errorf("ACK t_a = %g, want t_temp + l(5) = %g (ACK is zero-byte)", ta, want)
 	}
@@ -502,7 +502,7 @@ func TestAlgorithm3Line18AckAnsweredByData(t *testing.T) {
 	r.SimStart()
 	r.WaitStart(false)
 	s := int64(1 << 20)
-	ta := r.Deal(Message{Kind: ACK, Arrival: 2, Size: s, Peer: 12}, true)
+	ta := r.Deal(Message{Kind: Ack, Arrival: 2, Size: s, Peer: 12}, true)
 	if want := 2 + 2*float64(s)/bMem - float64(s)/bMem + float64(s)/bNet + lh(3); !near(ta, want) {
 		t.Errorf("DATA t_a = %g, want %g", ta, want)
 	}
@@ -515,7 +515,7 @@ func TestAlgorithm3Line21UnrelatedAckLeavesWaitEnd(t *testing.T) {
 	r := NewRank(tianhe(t, 24), 0, nil, 0)
 	r.SimStart()
 	r.WaitStart(false)
-	r.Deal(Message{Kind: ACK, Arrival: 2, Size: 100, Peer: 12}, false)
+	r.Deal(Message{Kind: Ack, Arrival: 2, Size: 100, Peer: 12}, false)
 	if r.wait.cur.end != 0 {
 		t.Errorf("unrelated ACK moved A_WT_end to %g", r.wait.cur.end)
 	}
@@ -531,7 +531,7 @@ func TestAlgorithm3Line26DataCopyEnd(t *testing.T) {
 		r := NewRank(tianhe(t, 24), 0, nil, 0)
 		r.SimStart()
 		r.WaitStart(false)
-		got := r.Deal(Message{Kind: DATA, Arrival: 2, Size: s, Peer: 12}, related)
+		got := r.Deal(Message{Kind: Data, Arrival: 2, Size: s, Peer: 12}, related)
 		if want := 2 + float64(s)/bMem; !near(got, want) {
 			t.Errorf("related %v: copy ends at %g, want t_temp + s/B_mem = %g", related, got, want)
 		}
@@ -583,8 +583,8 @@ func TestFig4bMessageBeforeFirstWait(t *testing.T) {
 	r.SimStart()
 	a := newAlg2(r)
 	const s = 6380
-	m := tmsg{name: "m", m: Message{Kind: DATA, Arrival: 25, Size: s, Peer: 12}, opStarted: true, completes: true}
-	c1 := tmsg{name: "c1", m: Message{Kind: DATA, Arrival: 11, Peer: 12}, related: true, opStarted: true, completes: true}
+	m := tmsg{name: "m", m: Message{Kind: Data, Arrival: 25, Size: s, Peer: 12}, opStarted: true, completes: true}
+	c1 := tmsg{name: "c1", m: Message{Kind: Data, Arrival: 11, Peer: 12}, related: true, opStarted: true, completes: true}
 	r.Elapse(10)
 	a.wait(false, m, c1) // first A_WT: m is on the host already
 	if _, ok := a.dealtIn["m"]; ok || r.tv != 11 {
@@ -610,7 +610,7 @@ func TestFig4cMessageAfterSecondWait(t *testing.T) {
 	r.SimStart()
 	a := newAlg2(r)
 	done := func(name string, ta float64) tmsg {
-		return tmsg{name: name, m: Message{Kind: DATA, Arrival: ta, Peer: 12}, related: true, opStarted: true, completes: true}
+		return tmsg{name: name, m: Message{Kind: Data, Arrival: ta, Peer: 12}, related: true, opStarted: true, completes: true}
 	}
 	r.Elapse(10)
 	a.wait(false, done("c1", 12)) // A_WT 0: [10, 12]
@@ -619,7 +619,7 @@ func TestFig4cMessageAfterSecondWait(t *testing.T) {
 	r.Elapse(10)
 	// A_WT 2 starts at 40; m, a REQ of a receive posted long ago that
 	// arrived at 22 on the target, shows up on the host now.
-	m := tmsg{name: "m", m: Message{Kind: REQ, Arrival: 22, Peer: 12}, opStarted: true}
+	m := tmsg{name: "m", m: Message{Kind: Req, Arrival: 22, Peer: 12}, opStarted: true}
 	a.wait(false, m, done("c3", 41))
 	if a.dealtIn["m"] != 2 {
 		t.Fatalf("m dealt in wait %d on the host, want 2", a.dealtIn["m"])
@@ -643,7 +643,7 @@ func TestDealNotBeforeOperationStarted(t *testing.T) {
 	r.Elapse(8)
 	r.WaitStart(false)
 	// Algorithm 3 alone would answer at A_WT_start[0] = 2.
-	ta := r.Deal(Message{Kind: REQ, Arrival: 1, Peer: 12, Started: 7}, true)
+	ta := r.Deal(Message{Kind: Req, Arrival: 1, Peer: 12, Started: 7}, true)
 	if want := 7 + lh(3); !near(ta, want) {
 		t.Errorf("ACK t_a = %g, want posting time 7 + l(3) = %g", ta, want)
 	}

@@ -37,7 +37,7 @@ func TestDealAtPostingWhenArrivedBefore(t *testing.T) {
 		late.EndSend(sent)
 		late.Begin()
 		late.WaitStart(false)
-		late.Deal(Message{Kind: DATA, Size: s, Arrival: ta, Peer: 1, Started: post}, true)
+		late.Deal(Message{Kind: Data, Size: s, Arrival: ta, Peer: 1, Started: post}, true)
 		late.WaitEnd()
 		if viaDR.tv != late.tv {
 			t.Errorf("t_a = %g: DR path ends at %.17g, late deal at %.17g", ta, viaDR.tv, late.tv)
