@@ -527,9 +527,8 @@ const SpinEnv = "GOMPI_SPIN"
 //   - Virtual time alike. Host latency is not part of a prediction, but
 //     a rank that sleeps on every wait leaves its core idle, and this VM
 //     then runs the rank's next computation measurably slower (its caches
-//     cooled): NPB CG class A from two processes measured 6% more
-//     computation sleeping than spinning (docs/accuracy.md, "Error
-//     sources"). A spin bounded at SpinIters, then shared memory's
+//     cooled; NPB CG from two processes, docs/accuracy.md, "Error
+//     sources", item 8). A spin bounded at SpinIters, then shared memory's
 //     SpinBeforeSleep, keeps a rank on its core through the short waits of
 //     an exchange and lets a long one (a stall, which gompirun resolves
 //     only once every rank sleeps) sleep.
@@ -538,11 +537,10 @@ const SpinEnv = "GOMPI_SPIN"
 //     spinning rank drains the sockets itself (transport/tcp Poll); beside
 //     shared-memory peers it asks the transport's epoll set now and then
 //     and sleeps as soon as bytes wait (transport.Handoff), so that the
-//     connection goroutine gets the processor. Measured, two processes over
-//     TCP on 2 cores, 8-byte one-way: sleeping at once took 4.2 us when
-//     this VM's vCPUs stayed awake and 9-30 us in most runs, when they
-//     halted between messages; spinning keeps every run fast
-//     (docs/transports-tcp.md).
+//     connection goroutine gets the processor. Sleeping at once is fast
+//     only while this VM's vCPUs stay awake, slow when they halt between
+//     messages; spinning keeps every run fast (docs/transports-tcp.md
+//     has the measurement).
 //
 // GOMPI_SPIN overrides the choice.
 func spinFor(sleepAtOnce bool) (int, error) {
@@ -562,8 +560,8 @@ func spinFor(sleepAtOnce bool) (int, error) {
 // cpuShare is GOMAXPROCS for one of procs processes on a machine of cpus
 // CPUs: an equal share, as MPI launchers bind one rank per core. For TCP it also keeps a rank woken by the connection's reader
 // goroutine on that goroutine's processor instead of waking another
-// thread: measured 8-byte TCP latency 4.3 us instead of 19 us, two
-// processes on two cores. Not for shared memory, whose polling ranks and
+// thread, which cuts small-message TCP latency about fourfold
+// (docs/transports-tcp.md). Not for shared memory, whose polling ranks and
 // waiter need processors of their own.
 func cpuShare(cpus, procs int) int {
 	return max(1, cpus/max(procs, 1))
@@ -584,9 +582,7 @@ func hostName() string {
 // aloneOnHost reports whether gompirun said that no other process of the
 // job runs on this host (GOMPI_HOST_NPROCS=1, jobs spanning hosts). Such a
 // process opens no shared memory: nobody would use it, and its poller
-// would only take processor time from the TCP connections (measured:
-// 8-byte latency 180-430 us instead of 8 us, two forked "hosts" on a
-// 2-core machine).
+// would only take processor time from the TCP connections.
 func aloneOnHost() bool { return os.Getenv(launch.EnvHostProcs) == "1" }
 
 // publicAddr is the address peers dial for a listener bound at addr. A

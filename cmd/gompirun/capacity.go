@@ -13,9 +13,10 @@ import (
 )
 
 // perProcessMemory is the least memory a process of a job takes besides
-// its shared memory: an idle gompi process was measured at 6 MB resident
-// (1 MB its own, the rest the program's text, shared with its peers), and
-// the kernel keeps its page tables and threads' stacks on top.
+// its shared memory: an idle gompi process's resident set (most of it the
+// program's text, shared with its peers; docs/gompirun.md gives the
+// figure), and the kernel keeps its page tables and threads' stacks on
+// top.
 const perProcessMemory = 8 << 20
 
 // capacity is what a host has for a job: memory available (MemAvailable:

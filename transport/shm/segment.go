@@ -107,10 +107,8 @@ func createSegment(path string, nlocal int, ringSize uint64, cma bool) (*segment
 
 // prefault maps b's pages now (MADV_POPULATE_WRITE, Linux 5.14 and later;
 // elsewhere it does nothing). A ring's pages are otherwise faulted in by
-// its first pass, one fault per 4 KiB of records on each side: measured
-// over a ping-pong's first ten thousand 8-byte messages, 0.52 us one-way
-// instead of 0.56 (medians of 10 runs; after a long warm-up both take 0.4,
-// the rest of the start-up cost is not the rings').
+// its first pass, one fault per 4 KiB of records on each side, which
+// slows a job's first messages.
 func prefault(b []byte) {
 	if len(b) > 0 {
 		unix.Madvise(b, unix.MADV_POPULATE_WRITE)

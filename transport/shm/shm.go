@@ -134,9 +134,8 @@ func Open(cfg Config) (*Transport, error) {
 	}
 	// Spin only when every rank of the host can have a processor: with
 	// more ranks than cores, a polling rank holds a core its peer needs for
-	// a whole scheduler time slice (measured: an 8-byte Allreduce over 4
-	// processes on 2 cores took 1-2 ms with the spin, tens of us without;
-	// gompirun -np 4 samples/osu -test allreduce -max 8).
+	// a whole scheduler time slice (docs/transports-shm.md, "Receiving and
+	// waking", has the measurement).
 	if len(cfg.Inboxes)*nlocal <= runtime.NumCPU() && len(cfg.Inboxes) <= runtime.GOMAXPROCS(0) {
 		t.spinFor = SpinBeforeSleep
 		if d, set, err := spinSetting(); err != nil {

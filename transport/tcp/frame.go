@@ -54,7 +54,7 @@ func (w *frameWriter) writeFrame(c net.Conn, f *transport.Frame) error {
 		copy(w.buf[transport.HeaderSize:], f.Payload)
 		b := w.buf[:transport.HeaderSize+n]
 		// One write(2) on the non-blocking socket, without the locks and
-		// poller bookkeeping of net.Conn.Write (about 0.2 us a message);
+		// poller bookkeeping of net.Conn.Write;
 		// what the socket cannot take now goes through Write, which waits.
 		if w.fd >= 0 {
 			if m, _ := unix.Write(w.fd, b); m == len(b) {

@@ -86,10 +86,10 @@ func (ic *inConn) readSome(p []byte) (n int, err error) {
 		// A raw system call, without the scheduler's bookkeeping: the
 		// read cannot block, and entering it as a blocking call wakes the
 		// runtime's monitor thread when it sleeps (a futex call, and on a
-		// VM a virtual interrupt). Measured on loopback: 4.2-4.3 us
-		// one-way instead of 4.3-4.4. (The same for the sending write
-		// made every run far slower, 30 us, for reasons not pinned down:
-		// that write wakes the peer and runs loopback's receive path.)
+		// VM a virtual interrupt); docs/transports-tcp.md has the
+		// measurement. (The same for the sending write made every run far
+		// slower, for reasons not pinned down: that write wakes the peer
+		// and runs loopback's receive path.)
 		r, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(ic.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		n, err = int(r), nil
 		if errno != 0 {
