@@ -195,6 +195,15 @@ func Run(n int, fn func(c *Comm) error, opts ...Option) error {
 	}
 	w := newWorld(n, 0, n, cfg)
 	w.local = true
+	if os.Getenv(SpinEnv) != "" { // as in a launched job (runJob)
+		spin, err := spinFor(false)
+		if err != nil {
+			return err
+		}
+		for _, r := range w.ranks {
+			r.inbox.SetSpin(spin)
+		}
+	}
 	inboxes := make([]*transport.Inbox, n)
 	for i, r := range w.ranks {
 		inboxes[i] = r.inbox

@@ -177,7 +177,7 @@ func (ib *Inbox) poll() bool {
 // so that a long wait does not burn a core. Every yieldEvery-th check
 // yields the processor, so ranks that share a core with the spinner still
 // run.
-var SpinIters = 4000
+const SpinIters = 4000
 
 const yieldEvery = 256
 

@@ -397,10 +397,12 @@ func TestCMARefusedAtRunTime(t *testing.T) {
 // process polling the same ring. A lost wake-up shows as a timeout.
 func TestWakeStress(t *testing.T) {
 	t.Setenv(SpinEnv, "0s")
-	spin := transport.SpinIters
-	transport.SpinIters = 1
-	defer func() { transport.SpinIters = spin }()
 	g := openGroup(t, "wakestress", 2, 2)
+	for _, ibs := range g.inboxes {
+		for _, ib := range ibs {
+			ib.SetSpin(1)
+		}
+	}
 	const rounds = 300
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
