@@ -14,13 +14,24 @@ import (
 	"github.com/gompi/gompi/vtime"
 )
 
-// settingChecks are the GOMPI_* variables a user may set, each with the
-// check of its value; docs/gompirun.md (ENVIRONMENT) lists the same. The
-// variables gompirun sets for each process (launch.Env) are checked by
-// launch.FromEnv; GOMPI_COLL_* by parseCollEnv.
-var settingChecks = map[string]func(string) error{
-	launch.EnvTransport: oneOf("tcp", "shm"),
-	launch.EnvListen: func(v string) error {
+// setting is one GOMPI_* variable gompi reads: its default, who reads it,
+// and the check of a value.
+type setting struct {
+	name   string
+	def    string // what holds when it is unset
+	reader string // where it is read
+	check  func(string) error
+}
+
+// settings is the one list of the GOMPI_* variables a user may set (and
+// gompirun sets: GOMPI_HOST, GOMPI_HOST_NPROCS, GOMPI_VMACHINE,
+// GOMPI_VCPU_SCALE). docs/gompirun.md, ENVIRONMENT, describes each
+// (TestSettingsDocumented holds the two together). Not in it: the
+// variables of a process's part of the job (launch.Env, checked by
+// launch.FromEnv) and GOMPI_COLL_* (collNames, checked by parseCollEnv).
+var settings = []setting{
+	{launch.EnvTransport, "shared memory within a host, TCP between hosts", "mpi runJob", oneOf("tcp", "shm")},
+	{launch.EnvListen, "127.0.0.1:0, only where a peer needs TCP", "mpi listenTCP", func(v string) error {
 		_, port, err := net.SplitHostPort(v)
 		if err != nil {
 			return fmt.Errorf("want HOST:PORT (port 0: any free one)")
@@ -29,29 +40,41 @@ var settingChecks = map[string]func(string) error{
 			return fmt.Errorf("port %q: want a number up to 65535", port)
 		}
 		return nil
-	},
-	launch.EnvHost: func(v string) error {
+	}},
+	{launch.EnvHost, "the machine's host name", "mpi hostName", func(v string) error {
 		if strings.ContainsAny(v, "\t\n") {
 			return fmt.Errorf("a host name has no tab or newline")
 		}
 		return nil
-	},
-	launch.EnvHostProcs:       atLeast(1),
-	SpinEnv:                   atLeast(0),
-	EagerLimitEnv:             atLeast(0),
-	launch.EnvHostConcurrency: atLeast(1),
-	launch.EnvMachine: func(v string) error {
+	}},
+	{launch.EnvHostProcs, "unknown: the process may share its host", "mpi aloneOnHost", atLeast(1)},
+	{SpinEnv, "4000 checks (transport.SpinIters); 0 with more ranks than cores", "mpi spinFor", atLeast(0)},
+	{EagerLimitEnv, "65536 bytes in one process, 16384 between processes", "mpi newConfig", atLeast(0)},
+	{launch.EnvHostConcurrency, "counted by each process from its machine", "mpi setHostConcurrency", atLeast(1)},
+	{launch.EnvMachine, "none: set by gompirun -virtual", "mpi virtualFromEnv", func(v string) error {
 		_, err := vtime.ParseMachine([]byte(v))
 		return err
-	},
-	launch.EnvCPUScale: func(v string) error {
+	}},
+	{launch.EnvCPUScale, "1, set by gompirun -virtual", "mpi virtualFromEnv", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f >= 0) || math.IsInf(f, 1) {
 			return fmt.Errorf("want a number >= 0")
 		}
 		return nil
-	},
-	shm.RingEnv: shmCheck, shm.SpinEnv: shmCheck, shm.CMAEnv: shmCheck,
+	}},
+	{shm.RingEnv, "sized by the processes of the host", "transport/shm Open", shmCheck},
+	{shm.SpinEnv, "1ms, only with no more ranks than processors", "transport/shm Open", shmCheck},
+	{shm.CMAEnv, "1 where the kernel allows it", "transport/shm Open", shmCheck},
+}
+
+// settingNamed is the setting called name, if gompi has one.
+func settingNamed(name string) (setting, bool) {
+	for _, st := range settings {
+		if st.name == name {
+			return st, true
+		}
+	}
+	return setting{}, false
 }
 
 // shmCheck is the shared-memory transport's own check of its settings.
@@ -106,12 +129,12 @@ func CheckSettings() error {
 			}
 			continue
 		}
-		check, ok := settingChecks[name]
+		st, ok := settingNamed(name)
 		if !ok {
 			unknown = append(unknown, name)
 			continue
 		}
-		if err := check(val); err != nil {
+		if err := st.check(val); err != nil {
 			if strings.HasPrefix(err.Error(), "shm: ") {
 				return err
 			}
@@ -137,8 +160,8 @@ func collKindNamed(name string) collKind {
 // knownSettings lists the settings' names, for the unknown-name error.
 func knownSettings() string {
 	var names []string
-	for n := range settingChecks {
-		names = append(names, n)
+	for _, st := range settings {
+		names = append(names, st.name)
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ") + ", " + CollEnvPrefix + "{" + strings.Join(collNames[:], ",") + "}"

@@ -1,8 +1,12 @@
 package mpi
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/internal/launch"
 )
 
 // TestCheckSettings: every GOMPI_* setting is checked, a bad value is an
@@ -36,5 +40,54 @@ func TestCheckSettings(t *testing.T) {
 				t.Fatalf("%s=%q: error %v; want one line naming it", bad[0], bad[1], err)
 			}
 		})
+	}
+}
+
+// TestSettingsDocumented holds the one list of settings (settings) and the
+// man page's ENVIRONMENT section together: every setting, GOMPI_COLL_*
+// variable and job variable is described there, and every GOMPI_* name the
+// section shows in bold is one gompi reads. Each setting says its default
+// and who reads it.
+func TestSettingsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/gompirun.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "\n# ENVIRONMENT\n")
+	if i < 0 {
+		t.Fatal("docs/gompirun.md has no ENVIRONMENT section")
+	}
+	env := doc[i+1:]
+	if j := strings.Index(env[1:], "\n# "); j >= 0 {
+		env = env[:j+1]
+	}
+	shown := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\*\*(GOMPI_[A-Z_]+)\*\*`).FindAllStringSubmatch(env, -1) {
+		shown[m[1]] = true
+	}
+	known := map[string]bool{}
+	for _, st := range settings {
+		known[st.name] = true
+		if st.def == "" || st.reader == "" || st.check == nil {
+			t.Errorf("setting %s: default %q, reader %q: both must be given, and a check", st.name, st.def, st.reader)
+		}
+	}
+	for _, n := range collNames {
+		known[CollEnvPrefix+n] = true
+	}
+	for _, kv := range (&launch.Env{}).Vars() {
+		name, _, _ := strings.Cut(kv, "=")
+		known[name] = true
+	}
+	for name := range known {
+		if !shown[name] {
+			t.Errorf("%s is read by gompi but docs/gompirun.md, ENVIRONMENT, does not describe it", name)
+		}
+	}
+	for name := range shown {
+		if !known[name] {
+			t.Errorf("docs/gompirun.md, ENVIRONMENT, describes %s, which gompi does not read", name)
+		}
 	}
 }
