@@ -153,7 +153,7 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 			continue
 		}
 		r.unexpected = removeFrame(r.unexpected, i)
-		if r.virtual && len(r.early) > 0 && r.claimEarly(f, q) {
+		if len(r.early) > 0 && r.claimEarly(f, q) {
 			// On the target f has not arrived yet: the receive is posted
 			// and a waiting phase deals with f when its time comes.
 			q.vstart, _ = r.clock.Now()
@@ -175,9 +175,7 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 		return q
 	}
 	q.posted = true
-	if r.virtual {
-		q.vstart, _ = r.clock.Now()
-	}
+	q.vstart, _ = r.clock.Now() // 0 in real mode
 	r.posted = append(r.posted, q)
 	return q
 }

@@ -53,11 +53,8 @@ func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 }
 
 // foldReady ends the current wait no earlier than the DR copies of the
-// completed receives it waits for (eventeventClock.Ready), once per receive.
+// completed receives it waits for (eventClock.Ready), once per receive.
 func (r *rank) foldReady(reqs []*Request) {
-	if !r.virtual {
-		return
-	}
 	for _, q := range reqs {
 		if q != nil && q.vready != 0 && q.done.Load() {
 			r.clock.Ready(q.vready)
@@ -96,7 +93,7 @@ func (r *rank) dispatch(f *transport.Frame) {
 		return
 	}
 	related := r.relatedTo(f, q)
-	if r.virtual && !related && r.clock.Early(&f.Header) {
+	if !related && r.clock.Early(&f.Header) { // never in real mode (nopClock)
 		if q == nil {
 			r.unexpected = append(r.unexpected, f)
 		} else if idx >= 0 {
@@ -247,9 +244,6 @@ func (q *Request) wait() (Status, error) {
 // Algorithm 2 lines 1-3, which still pass through the event points.
 func (r *rank) emptyWait(reqs []*Request) {
 	r.checkAbort()
-	if !r.virtual {
-		return // only the event points happen here, and real mode has none
-	}
 	r.clock.Begin(actWT)
 	r.clock.WaitStart(true)
 	r.foldReady(reqs)
@@ -263,9 +257,6 @@ func (r *rank) emptyWait(reqs []*Request) {
 // fold into a wait: a Test that finds it complete must then still run the
 // (empty) waiting activity.
 func (r *rank) readyPending(reqs []*Request) bool {
-	if !r.virtual {
-		return false
-	}
 	for _, q := range reqs {
 		if q != nil && q.vready != 0 && q.done.Load() {
 			return true
