@@ -15,7 +15,8 @@
 //
 // Where things are:
 //
-//	p2p.go, progress.go    point-to-point calls; the waiting activity (Algorithm 1 / 2) and Wait/Test
+//	p2p.go, wait.go        point-to-point calls; Wait, Test and their any, some and all forms
+//	progress.go            the waiting activity (Algorithm 1, or 2 in virtual time)
 //	engine.go              the protocol engine: starting phases, eager and rendezvous, dealing frames
 //	coll*.go               collectives as schedules of the engine's sends (MPICH's algorithms, coll_algo.go)
 //	op*.go                 reduction operations and their typed kernels

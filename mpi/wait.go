@@ -1,0 +1,271 @@
+package mpi
+
+import "strconv"
+
+// The public Wait / Test family (MPI_Wait, MPI_Test and their any, some
+// and all forms) over the waiting activity of progress.go.
+
+// emptyStatus is what MPI reports for a null request (MPI_REQUEST_NULL):
+// source AnySource, tag AnyTag, no bytes, no error. It is not the status of
+// a ProcNull receive, whose source is ProcNull.
+func emptyStatus() Status { return Status{Source: AnySource, Tag: AnyTag} }
+
+// finish runs a completed request's completion hook once and returns its
+// status and error.
+func (q *Request) finish() (Status, error) {
+	if h := q.onDone; h != nil {
+		q.onDone = nil
+		h(q)
+	}
+	return q.status, q.err
+}
+
+// Wait blocks until the request completes and returns its status (MPI_Wait).
+// A receive's status names the source and tag; its error is the operation's
+// (a truncation, say).
+func (q *Request) Wait() (Status, error) {
+	if q != nil {
+		q.r.call = userCall{op: callWait}
+	}
+	return q.wait()
+}
+
+// wait is Wait for the library's own requests: the rank's user-level call
+// stays what it is (calls.go).
+func (q *Request) wait() (Status, error) {
+	if q == nil {
+		return emptyStatus(), nil
+	}
+	q.r.clock.EnterEngine()
+	defer q.r.clock.LeaveEngine()
+	q.r.waitFor([]*Request{q}, q.done.Load, true)
+	return q.finish()
+}
+
+// Test reports whether the request is complete, progressing communication
+// once without blocking (MPI_Test).
+func (q *Request) Test() (bool, Status, error) {
+	if q == nil {
+		return true, emptyStatus(), nil
+	}
+	if !q.done.Load() {
+		q.r.stats.temporal++
+	}
+	q.r.waitFor([]*Request{q}, q.done.Load, false)
+	if !q.done.Load() {
+		return false, Status{}, nil
+	}
+	st, err := q.finish()
+	return true, st, err
+}
+
+// Cancel cancels a receive that has not matched a message yet
+// (MPI_Cancel). The request still has to be waited for; its status then has
+// Cancelled set. Cancelling a matched or completed receive does nothing, as
+// in MPI. Send requests cannot be cancelled (deprecated in MPI 4).
+func (q *Request) Cancel() error {
+	if q == nil {
+		return errorf(ClassRequest, "Cancel of a null request")
+	}
+	if q.kind == reqSend {
+		return errorf(ClassRequest, "cancelling a send request is not supported")
+	}
+	if q.done.Load() || q.matched || !q.posted {
+		return nil
+	}
+	q.r.unpost(q, -1)
+	q.status = Status{Source: ProcNull, Tag: AnyTag, Cancelled: true}
+	q.complete()
+	return nil
+}
+
+// reqOwner returns the rank of the first non-nil request.
+func reqOwner(reqs []*Request) *rank {
+	for _, q := range reqs {
+		if q != nil {
+			return q.r
+		}
+	}
+	return nil
+}
+
+// Waitall waits for every request (MPI_Waitall). It returns the statuses in
+// order; when any operation failed the error is an ErrInStatus error and
+// each status's Err says which.
+func Waitall(reqs []*Request) ([]Status, error) {
+	if r := reqOwner(reqs); r != nil {
+		r.call = userCall{op: callWaitall}
+	}
+	return waitall(reqs)
+}
+
+// waitall is Waitall for the library's own requests (see wait).
+func waitall(reqs []*Request) ([]Status, error) {
+	r := reqOwner(reqs)
+	if r != nil {
+		r.clock.EnterEngine()
+		defer r.clock.LeaveEngine()
+		r.waitFor(reqs, func() bool { return allDone(reqs) }, true)
+	}
+	return collectAll(reqs)
+}
+
+func allDone(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil && !q.done.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// collectAll finishes every (completed) request and gathers the statuses.
+func collectAll(reqs []*Request) ([]Status, error) {
+	st := make([]Status, len(reqs))
+	var failed bool
+	for i, q := range reqs {
+		if q == nil {
+			st[i] = emptyStatus()
+			continue
+		}
+		s, err := q.finish()
+		s.Err = err
+		st[i] = s
+		failed = failed || err != nil
+	}
+	if failed {
+		return st, inStatus(st)
+	}
+	return st, nil
+}
+
+func inStatus(st []Status) error {
+	for i, s := range st {
+		if s.Err != nil {
+			return &Error{Class: ClassInStatus, Msg: "request " + strconv.Itoa(i) + " failed", Err: s.Err}
+		}
+	}
+	return nil
+}
+
+// pickDone returns the index of a completed request, scanning from a
+// rotating start so that a request that is always ready cannot starve the
+// others (Waitany / Testany fairness). -1 if none.
+func (r *rank) pickDone(reqs []*Request) int {
+	n := len(reqs)
+	if n == 0 {
+		return -1
+	}
+	start := r.anyCursor % n
+	for k := 0; k < n; k++ {
+		i := (start + k) % n
+		if q := reqs[i]; q != nil && q.done.Load() {
+			r.anyCursor = i + 1
+			return i
+		}
+	}
+	return -1
+}
+
+// Waitany waits until one of the requests completes and returns its index
+// and status (MPI_Waitany). The caller should set that entry to nil before
+// waiting again, as MPI sets it to MPI_REQUEST_NULL. With no non-nil
+// requests it returns Undefined at once.
+func Waitany(reqs []*Request) (int, Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return Undefined, emptyStatus(), nil
+	}
+	r.stats.temporal++
+	r.call = userCall{op: callWaitany}
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
+	i := r.pickDone(reqs)
+	st, err := reqs[i].finish()
+	return i, st, err
+}
+
+func (r *rank) anyDone(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil && q.done.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// Testany is the nonblocking Waitany: ok is false when none has completed.
+func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return Undefined, true, emptyStatus(), nil
+	}
+	r.stats.temporal++
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
+	i := r.pickDone(reqs)
+	if i < 0 {
+		return Undefined, false, Status{}, nil
+	}
+	st, err = reqs[i].finish()
+	return i, true, st, err
+}
+
+// Waitsome waits until at least one request completes and returns the
+// indices and statuses of all that have (MPI_Waitsome). With no non-nil
+// requests it returns nil.
+func Waitsome(reqs []*Request) ([]int, []Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return nil, nil, nil
+	}
+	r.stats.temporal++
+	r.call = userCall{op: callWaitsome}
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
+	return collectDone(reqs)
+}
+
+// Testsome is the nonblocking Waitsome; it may return no indices.
+func Testsome(reqs []*Request) ([]int, []Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		return nil, nil, nil
+	}
+	r.stats.temporal++
+	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
+	return collectDone(reqs)
+}
+
+func collectDone(reqs []*Request) ([]int, []Status, error) {
+	var idx []int
+	var st []Status
+	var failed bool
+	for i, q := range reqs {
+		if q != nil && q.done.Load() {
+			s, err := q.finish()
+			s.Err = err
+			idx = append(idx, i)
+			st = append(st, s)
+			failed = failed || err != nil
+		}
+	}
+	if failed {
+		return idx, st, inStatus(st)
+	}
+	return idx, st, nil
+}
+
+// Testall reports whether every request has completed, progressing once
+// without blocking (MPI_Testall). Statuses are returned only when ok.
+func Testall(reqs []*Request) (bool, []Status, error) {
+	r := reqOwner(reqs)
+	if r == nil {
+		st, err := collectAll(reqs) // every entry nil: empty statuses
+		return true, st, err
+	}
+	r.stats.temporal++
+	r.waitFor(reqs, func() bool { return allDone(reqs) }, false)
+	if !allDone(reqs) {
+		return false, nil, nil
+	}
+	st, err := collectAll(reqs)
+	return true, st, err
+}
