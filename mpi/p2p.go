@@ -33,8 +33,6 @@ func (c *Comm) postSend(buf []byte, dest, tag int, sync bool) (*Request, error) 
 
 // postSendInto starts a send using q, or a new request when q is nil.
 func (c *Comm) postSendInto(q *Request, buf []byte, dest, tag int, sync bool) (*Request, error) {
-	c.enterEngine()
-	defer c.leaveEngine()
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -58,8 +56,6 @@ func (c *Comm) postRecv(buf []byte, source, tag int) (*Request, error) {
 
 // postRecvInto starts a receive using q, or a new request when q is nil.
 func (c *Comm) postRecvInto(q *Request, buf []byte, source, tag int) (*Request, error) {
-	c.enterEngine()
-	defer c.leaveEngine()
 	if err := c.check(); err != nil {
 		return nil, err
 	}

@@ -36,8 +36,6 @@ func (q *Request) wait() (Status, error) {
 	if q == nil {
 		return emptyStatus(), nil
 	}
-	q.r.clock.EnterEngine()
-	defer q.r.clock.LeaveEngine()
 	q.r.waitFor([]*Request{q}, q.done.Load, true)
 	return q.finish()
 }
@@ -103,8 +101,6 @@ func Waitall(reqs []*Request) ([]Status, error) {
 func waitall(reqs []*Request) ([]Status, error) {
 	r := reqOwner(reqs)
 	if r != nil {
-		r.clock.EnterEngine()
-		defer r.clock.LeaveEngine()
 		r.waitFor(reqs, func() bool { return allDone(reqs) }, true)
 	}
 	return collectAll(reqs)
