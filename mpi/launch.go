@@ -16,8 +16,6 @@ import (
 	"github.com/gompi/gompi/transport/tcp"
 )
 
-func init() { launcher = joinJob }
-
 // closeShm removes this process's shared-memory segment when the process
 // exits early (exitJob); nil when it has none.
 var closeShm func() error

@@ -5,10 +5,6 @@ import (
 	"os"
 )
 
-// launcher, when set, builds this process's part of a launched job from the
-// environment gompirun provides. The launcher wiring registers it.
-var launcher func(fn func(c *Comm) error) (handled bool, exit int)
-
 // Main is the entry point of an MPI program: it calls fn once for every rank
 // this process hosts, each in its own goroutine with that rank's world
 // communicator, and exits the process when all have returned. Run under
@@ -16,10 +12,8 @@ var launcher func(fn func(c *Comm) error) (handled bool, exit int)
 // size 1 (MPI's singleton init). A rank whose fn returns an error makes the
 // process exit with status 1 after printing the error.
 func Main(fn func(c *Comm) error) {
-	if launcher != nil {
-		if handled, code := launcher(fn); handled {
-			os.Exit(code)
-		}
+	if handled, code := joinJob(fn); handled { // launch.go
+		os.Exit(code)
 	}
 	err := Run(1, fn)
 	if err != nil {
