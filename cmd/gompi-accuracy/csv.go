@@ -19,21 +19,21 @@ func createCSV(path string) (*csvLog, error) {
 		return nil, err
 	}
 	l := &csvLog{f: f, w: csv.NewWriter(f)}
-	l.w.Write([]string{"case", "kernel", "class", "ranks", "side", "run", "seconds", "error"})
+	l.w.Write([]string{"case", "kernel", "class", "ranks", "side", "run", "seconds", "mops", "error"})
 	l.w.Flush()
 	return l, l.w.Error()
 }
 
-// add records one run; seconds is empty when err is set.
-func (l *csvLog) add(c caseSpec, kernel, class string, np int, side string, run int, seconds float64, err error) {
+// add records one run; seconds and mops are empty when err is set.
+func (l *csvLog) add(c caseSpec, kernel, class string, np int, side string, run int, res npbResult, err error) {
 	if l == nil {
 		return
 	}
-	secs, why := strconv.FormatFloat(seconds, 'f', -1, 64), ""
+	secs, mops, why := strconv.FormatFloat(res.Seconds, 'f', -1, 64), strconv.FormatFloat(res.Mops, 'f', -1, 64), ""
 	if err != nil {
-		secs, why = "", err.Error()
+		secs, mops, why = "", "", err.Error()
 	}
-	l.w.Write([]string{c.Name, kernel, class, strconv.Itoa(np), side, strconv.Itoa(run), secs, why})
+	l.w.Write([]string{c.Name, kernel, class, strconv.Itoa(np), side, strconv.Itoa(run), secs, mops, why})
 	l.w.Flush()
 }
 

@@ -38,7 +38,7 @@ func TestEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	row := regexp.MustCompile(`(?m)^shm-2core +EP +\d+\.\d\d +\d+\.\d\d +\S+ +\S+-\S+ +\S+-\S+$`)
+	row := regexp.MustCompile(`(?m)^shm-2core +EP +\d+\.\d\d\d? +\d+\.\d\d\d? +\S+ +\S+-\S+ +\S+-\S+$`)
 	if !row.MatchString(stdout.String()) || !strings.Contains(stdout.String(), "-machine "+machine) {
 		t.Errorf("no shm-2core EP row, or no command naming the machine file, in:\n%s", stdout.String())
 	}

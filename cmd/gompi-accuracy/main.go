@@ -2,7 +2,9 @@
 // kernels for real and under -virtual on a machine file that describes
 // this host (or a shaped link between two network namespaces), alternating
 // the two, and prints the relative error of the prediction,
-// RE = predicted / real - 1, of the median NPB "Time in seconds":
+// RE = predicted / real - 1, of the median time of NPB's result block
+// (from its Mop/s total, which is precise where "Time in seconds" has two
+// decimals):
 //
 //	go run ./cmd/gompi-accuracy -class A -runs 5 -format markdown
 //

@@ -38,8 +38,8 @@ func TestParseNPB(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.err)
-		case tc.err == "" && got != tc.want:
-			t.Errorf("%s: %v s, want %v", tc.name, got, tc.want)
+		case tc.err == "" && got.Seconds != tc.want:
+			t.Errorf("%s: %v s, want %v", tc.name, got.Seconds, tc.want)
 		}
 	}
 }
@@ -54,5 +54,19 @@ func TestFailureLine(t *testing.T) {
 		if got := failureLine([]byte(tc.out)); got != tc.want {
 			t.Errorf("failureLine(%q) = %q, want %q", tc.out, got, tc.want)
 		}
+	}
+}
+
+// TestParseNPBMops: the Mop/s total line is read beside the time; a result
+// block without one gives 0, and the run still counts.
+func TestParseNPBMops(t *testing.T) {
+	out := resultBlock("0.35", "SUCCESSFUL") + " Mop/s total     =                   241.63\n"
+	got, err := parseNPB([]byte(out))
+	if err != nil || got.Seconds != 0.35 || got.Mops != 241.63 {
+		t.Errorf("got %+v, %v; want 0.35 s and 241.63 Mop/s", got, err)
+	}
+	got, err = parseNPB([]byte(resultBlock("0.35", "SUCCESSFUL")))
+	if err != nil || got.Mops != 0 {
+		t.Errorf("without a Mop/s line: %+v, %v; want Mop/s 0 and no error", got, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,7 +15,10 @@ import (
 type row struct {
 	Case, Kernel string
 	Real, Pred   []float64 // NPB "Time in seconds" of each run, in order
-	Why          string    // set when the row has no figure: why ("failed: ...", "interrupted ...")
+	// Mop/s total of each run (0 where a run printed none): the precise
+	// measure of its time (precise.go).
+	RealMops, PredMops []float64
+	Why                string // set when the row has no figure: why ("failed: ...", "interrupted ...")
 }
 
 // shownCase is a case's two commands, as the report prints them.
@@ -60,7 +64,8 @@ func (r *report) verdict(ctx context.Context) error {
 // cells are a row's printed figures: median real, median predicted, RE,
 // and the two spreads; all "-" when the row has none.
 func (row row) cells() [5]string {
-	real, pred := summarize(row.Real), summarize(row.Pred)
+	realT, predT, digits := row.times()
+	real, pred := summarize(realT), summarize(predT)
 	if row.Why != "" || real.N == 0 || pred.N == 0 {
 		return [5]string{"-", "-", "-", "-", "-"}
 	}
@@ -68,9 +73,10 @@ func (row row) cells() [5]string {
 	if v, ok := relativeError(pred.Median, real.Median); ok {
 		re = fmt.Sprintf("%+.1f%%", 100*v)
 	}
+	f := "%." + strconv.Itoa(digits) + "f"
 	return [5]string{
-		fmt.Sprintf("%.2f", real.Median), fmt.Sprintf("%.2f", pred.Median), re,
-		fmt.Sprintf("%.2f-%.2f", real.Min, real.Max), fmt.Sprintf("%.2f-%.2f", pred.Min, pred.Max),
+		fmt.Sprintf(f, real.Median), fmt.Sprintf(f, pred.Median), re,
+		fmt.Sprintf(f+"-"+f, real.Min, real.Max), fmt.Sprintf(f+"-"+f, pred.Min, pred.Max),
 	}
 }
 

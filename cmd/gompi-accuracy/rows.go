@@ -23,14 +23,15 @@ func (h *harness) measureRow(ctx context.Context, c caseSpec, kernel, machine st
 		name  string
 		cmd   command
 		times *[]float64
+		mops  *[]float64
 	}{
-		{"real", realCommand(h.tools, c, h.planOrNil(), kernel, o.class, o.np), &r.Real},
-		{"predicted", predictedCommand(h.tools, c, machine, kernel, o.class, o.np), &r.Pred},
+		{"real", realCommand(h.tools, c, h.planOrNil(), kernel, o.class, o.np), &r.Real, &r.RealMops},
+		{"predicted", predictedCommand(h.tools, c, machine, kernel, o.class, o.np), &r.Pred, &r.PredMops},
 	}
 	for i := 1; i <= o.runs; i++ {
 		for _, s := range sides {
-			t, err := h.once(ctx, s.cmd)
-			h.csv.add(c, kernel, o.class, o.np, s.name, i, t, err)
+			res, err := h.once(ctx, s.cmd)
+			h.csv.add(c, kernel, o.class, o.np, s.name, i, res, err)
 			if err == errInterrupted {
 				r.Why = fmt.Sprintf("interrupted during %s run %d", s.name, i)
 				return r
@@ -40,8 +41,9 @@ func (h *harness) measureRow(ctx context.Context, c caseSpec, kernel, machine st
 				fmt.Fprintf(h.log, "%s %s: %s\n", c.Name, kernel, r.Why)
 				return r
 			}
-			*s.times = append(*s.times, t)
-			fmt.Fprintf(h.log, "%s %s %s %d/%d: %.2f s\n", c.Name, kernel, s.name, i, o.runs, t)
+			*s.times = append(*s.times, res.Seconds)
+			*s.mops = append(*s.mops, res.Mops)
+			fmt.Fprintf(h.log, "%s %s %s %d/%d: %.2f s, %.2f Mop/s\n", c.Name, kernel, s.name, i, o.runs, res.Seconds, res.Mops)
 		}
 	}
 	return r
@@ -50,13 +52,13 @@ func (h *harness) measureRow(ctx context.Context, c caseSpec, kernel, machine st
 // once runs one job and reads its NPB time. A kernel that fails
 // verification exits non-zero: the row then says that, rather than only
 // the exit status.
-func (h *harness) once(ctx context.Context, c command) (float64, error) {
+func (h *harness) once(ctx context.Context, c command) (npbResult, error) {
 	out, err := execute(ctx, c, h.opts.timeout)
 	if err != nil {
 		if _, perr := parseNPB(out); err != errInterrupted && perr != nil && strings.HasPrefix(perr.Error(), "Verification =") {
-			return 0, perr
+			return npbResult{}, perr
 		}
-		return 0, err
+		return npbResult{}, err
 	}
 	return parseNPB(out)
 }
