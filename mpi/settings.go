@@ -48,7 +48,10 @@ var settings = []setting{
 		return nil
 	}},
 	{launch.EnvHostProcs, "unknown: the process may share its host", "mpi aloneOnHost", atLeast(1)},
-	{SpinEnv, "4000 checks (transport.SpinIters); 0 with more ranks than cores", "mpi spinFor", atLeast(0)},
+	{SpinEnv, "4000 checks, then up to 100ms in real runs; 0 with more ranks than cores", "mpi spinFor", func(v string) error {
+		_, err := parseSpin(v)
+		return err
+	}},
 	{EagerLimitEnv, "65536 bytes in one process, 16384 between processes", "mpi newConfig", atLeast(0)},
 	{launch.EnvHostConcurrency, "counted by each process from its machine", "mpi setHostConcurrency", atLeast(1)},
 	{launch.EnvMachine, "none: set by gompirun -virtual", "mpi virtualFromEnv", func(v string) error {

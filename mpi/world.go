@@ -196,7 +196,7 @@ func Run(n int, fn func(c *Comm) error, opts ...Option) error {
 	w := newWorld(n, 0, n, cfg)
 	w.local = true
 	if os.Getenv(SpinEnv) != "" { // as in a launched job (runJob)
-		spin, err := spinFor(false)
+		spin, err := spinFor(false, false)
 		if err != nil {
 			return err
 		}

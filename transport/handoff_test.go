@@ -15,7 +15,7 @@ func (h *flagHandoff) Pending() bool { return h.pending.Load() }
 // goroutine, so that goroutine can have the processor.
 func TestParkSleepsWhenHandoffPending(t *testing.T) {
 	ib := NewInbox()
-	ib.SetSpin(1 << 62)
+	ib.SetSpin(Spin{Checks: 1 << 62})
 	h := &flagHandoff{}
 	ib.AddHandoff(h)
 	parked := make(chan struct{})
@@ -64,7 +64,7 @@ func (h *pollingHandoff) Poll(ib *Inbox) bool {
 // delivers its frame to the spinning owner, which does not sleep.
 func TestParkPollsPendingHandoff(t *testing.T) {
 	ib := NewInbox()
-	ib.SetSpin(1 << 62)
+	ib.SetSpin(Spin{Checks: 1 << 62})
 	h := &pollingHandoff{}
 	ib.AddHandoff(h)
 	h.left.Store(1)

@@ -3,6 +3,7 @@ package transport
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // Poller is a source of frames that the owning rank drains itself instead of
@@ -48,14 +49,14 @@ type Inbox struct {
 	wake     chan struct{}
 	pollers  []Poller
 	handoffs []Handoff
-	spin     int
+	spin     Spin
 	landings landings // landing.go
 }
 
-// NewInbox returns an empty inbox that spins SpinIters times before it
+// NewInbox returns an empty inbox that spins SpinIters checks before it
 // sleeps.
 func NewInbox() *Inbox {
-	ib := &Inbox{wake: make(chan struct{}, 1), spin: SpinIters}
+	ib := &Inbox{wake: make(chan struct{}, 1), spin: Spin{Checks: SpinIters}}
 	ib.q.init()
 	return ib
 }
@@ -128,9 +129,17 @@ func (ib *Inbox) polls(p Poller) bool {
 	return false
 }
 
-// SetSpin sets how many times Park re-checks for work before it sleeps (0:
-// sleep at once). Call before the owner starts.
-func (ib *Inbox) SetSpin(n int) { ib.spin = n }
+// Spin is how long Park spins before it sleeps: at least Checks re-checks
+// for work, and on until For has passed since the wait began. The zero
+// Spin sleeps at once.
+type Spin struct {
+	Checks int
+	For    time.Duration
+}
+
+// SetSpin sets how Park spins before it sleeps. Call before the owner
+// starts.
+func (ib *Inbox) SetSpin(s Spin) { ib.spin = s }
 
 // Deliver appends f. It never blocks.
 func (ib *Inbox) Deliver(f *Frame) {
@@ -187,15 +196,21 @@ const yieldEvery = 256
 const handoffEvery = 32
 
 // Park waits until a frame is queued, Kick is called, or ready reports true.
-// It spins briefly first, then sleeps. ready is evaluated after the inbox
+// It spins first (SetSpin), then sleeps. ready is evaluated after the inbox
 // announces it is going to sleep, so a Kick that follows a state change that
-// makes ready true is never lost.
+// makes ready true is never lost. A spin ends early when more ranks of its
+// SpinGroup are awake than there are processors (checked at each yield)
+// or when a Handoff source needs the processor.
 func (ib *Inbox) Park(ready func() bool) {
 	spin := ib.spin
-	if g := ib.group; g != nil && g.awake.Load() > g.procs {
-		spin = 0
+	if ib.crowded() {
+		spin = Spin{}
 	}
-	for i := 1; i <= spin; i++ {
+	var start time.Time
+	if spin.For > 0 {
+		start = time.Now()
+	}
+	for i := 1; i <= spin.Checks || spin.For > 0; i++ {
 		if !ib.q.empty() || ready() {
 			return
 		}
@@ -209,6 +224,9 @@ func (ib *Inbox) Park(ready func() bool) {
 			if ib.poll() {
 				return
 			}
+			if ib.crowded() || i >= spin.Checks && (spin.For == 0 || time.Since(start) > spin.For) {
+				break
+			}
 			runtime.Gosched()
 		} else if len(ib.pollers) > 0 && ib.poll() {
 			return
@@ -217,9 +235,17 @@ func (ib *Inbox) Park(ready func() bool) {
 	ib.sleep(ready)
 }
 
+// crowded reports whether more ranks of the inbox's SpinGroup are awake
+// than there are processors: a spin could then only steal a processor
+// from a rank with work to do.
+func (ib *Inbox) crowded() bool {
+	g := ib.group
+	return g != nil && g.awake.Load() > g.procs
+}
+
 // Spins reports whether Park spins before it sleeps (SetSpin). Sources
 // that spin on their own before the owner sleeps (SleepWatcher) follow it.
-func (ib *Inbox) Spins() bool { return ib.spin > 0 }
+func (ib *Inbox) Spins() bool { return ib.spin.Checks > 0 || ib.spin.For > 0 }
 
 // HandoffPending reports whether a Handoff source has frames waiting for
 // its goroutine: a source spinning on the owner's behalf stops then.

@@ -400,7 +400,7 @@ func TestWakeStress(t *testing.T) {
 	g := openGroup(t, "wakestress", 2, 2)
 	for _, ibs := range g.inboxes {
 		for _, ib := range ibs {
-			ib.SetSpin(1)
+			ib.SetSpin(transport.Spin{Checks: 1})
 		}
 	}
 	const rounds = 300
