@@ -4,7 +4,8 @@
 #   gompirun -np 2 npb-go/KERNEL -class CLASS
 # with GOMPI_SPIN=4000 (4000 checks, then sleep: gompi's policy before the
 # 100 ms spin) alternated with runs on the default policy, RUNS of each, and
-# prints NPB's Mop/s total of every run and the median of each side.
+# prints NPB's Mop/s total of every run and the median, minimum and maximum
+# of each side.
 #
 # Usage: scripts/spin-ab.sh KERNEL RATE     RATE: shm (one host, shared
 # memory), or an htb rate such as 1gbit or 200mbit: the two ranks then run
@@ -85,6 +86,8 @@ while [ "$i" -lt "$RUNS" ]; do
 	echo "$b" >>"$bin/b"
 	i=$((i + 1))
 done
-median() { sort -g "$1" | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-echo "median Mop/s: GOMPI_SPIN=4000 $(median "$bin/a"), default $(median "$bin/b")"
+median() { # median (min-max) of the numbers in file $1
+	sort -g "$1" | awk '{v[NR]=$1} END {m = (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; print m " (" v[1] "-" v[NR] ")"}'
+}
+echo "Mop/s median (min-max): GOMPI_SPIN=4000 $(median "$bin/a"), default $(median "$bin/b")"
 echo "uptime: $(uptime)"
