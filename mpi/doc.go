@@ -8,8 +8,10 @@
 // carry any Go value (msgpack), as mpi4py's lower-case calls do.
 //
 // Imports: transport and its inproc, shm and tcp implementations, vtime
-// (the prediction model, driven through the eventClock adapter in virtual.go)
-// and internal/launch (the contract with gompirun). Nothing in this
+// (the prediction model, driven through the eventClock adapter in virtual.go),
+// internal/launch (the contract with gompirun) and internal/wireup (which
+// builds a launched process's transports and routes: mpi calls its Wire
+// once and knows nothing of hosts, listeners or segments). Nothing in this
 // repository but commands, samples and npb-go imports mpi; transport and
 // vtime must not.
 //
@@ -25,7 +27,7 @@
 //	clock.go, virtual.go   the engine's event points and their virtual-time clock (vtime)
 //	virtual_stall.go,      Algorithm 2's stalls, within a process and job-wide through gompirun
 //	virtual_quiesce.go
-//	main.go, launch*.go    a process of a gompirun job: settings, transports, routes (runJob)
+//	main.go, launch*.go    a process of a gompirun job: its settings, world, wiring (wireup.Wire), watcher, end
 //	settings.go            the GOMPI_* variables a user may set, checked
 //	errors.go, types.go    error classes; special ranks and tags
 package mpi

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/internal/wireup"
 	"github.com/gompi/gompi/transport/shm"
 	"github.com/gompi/gompi/vtime"
 )
@@ -30,8 +31,8 @@ type setting struct {
 // variables of a process's part of the job (launch.Env, checked by
 // launch.FromEnv) and GOMPI_COLL_* (collNames, checked by parseCollEnv).
 var settings = []setting{
-	{launch.EnvTransport, "shared memory within a host, TCP between hosts", "mpi runJob", oneOf("tcp", "shm")},
-	{launch.EnvListen, "127.0.0.1:0, only where a peer needs TCP", "mpi listenTCP", func(v string) error {
+	{launch.EnvTransport, "shared memory within a host, TCP between hosts", "mpi readJobSettings", oneOf("tcp", "shm")},
+	{launch.EnvListen, "127.0.0.1:0, only where a peer needs TCP", "internal/wireup listenTCP", func(v string) error {
 		_, port, err := net.SplitHostPort(v)
 		if err != nil {
 			return fmt.Errorf("want HOST:PORT (port 0: any free one)")
@@ -41,15 +42,15 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{launch.EnvHost, "the machine's host name", "mpi hostName", func(v string) error {
+	{launch.EnvHost, "the machine's host name", "internal/wireup hostName", func(v string) error {
 		if strings.ContainsAny(v, "\t\n") {
 			return fmt.Errorf("a host name has no tab or newline")
 		}
 		return nil
 	}},
-	{launch.EnvHostProcs, "unknown: the process may share its host", "mpi aloneOnHost", atLeast(1)},
-	{SpinEnv, "4000 checks, then up to 100ms in real runs; 0 with more ranks than cores", "mpi spinFor", func(v string) error {
-		_, err := parseSpin(v)
+	{launch.EnvHostProcs, "unknown: the process may share its host", "internal/wireup aloneOnHost", atLeast(1)},
+	{wireup.SpinEnv, "4000 checks, then up to 100ms in real runs; 0 with more ranks than cores", "internal/wireup spinFor", func(v string) error {
+		_, err := wireup.ParseSpin(v)
 		return err
 	}},
 	{EagerLimitEnv, "65536 bytes in one process, 16384 between processes", "mpi newConfig", atLeast(0)},

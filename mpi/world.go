@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gompi/gompi/internal/wireup"
 	"github.com/gompi/gompi/transport"
 	"github.com/gompi/gompi/transport/inproc"
 )
@@ -195,10 +196,10 @@ func Run(n int, fn func(c *Comm) error, opts ...Option) error {
 	}
 	w := newWorld(n, 0, n, cfg)
 	w.local = true
-	if os.Getenv(SpinEnv) != "" { // as in a launched job (runJob)
-		spin, err := spinFor(false, false)
+	if v := os.Getenv(wireup.SpinEnv); v != "" { // as in a launched job
+		spin, err := wireup.ParseSpin(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s=%q: %v", wireup.SpinEnv, v, err)
 		}
 		for _, r := range w.ranks {
 			r.inbox.SetSpin(spin)

@@ -15,9 +15,10 @@ import (
 // caches while idle (a virtual machine whose hypervisor runs other work on
 // an idle vCPU), the computation after a pause reads slower, so a rank that
 // sleeps through its waits is measured slower than one that spins. That
-// is why virtual ranks spin as real ranks do (mpi spinFor), and why real
-// runs that wait milliseconds for a slow link compute slower than a
-// prediction that measures the ranks back to back (docs/accuracy.md).
+// is why virtual ranks spin before they sleep (internal/wireup spinFor), and
+// why real ranks spin up to 100 ms: real runs that slept through the
+// milliseconds of a slow link computed slower than a prediction that
+// measures the ranks back to back (docs/accuracy.md).
 //
 //	go test -run - -bench ComputeAfterIdle ./vtime
 func BenchmarkComputeAfterIdle(b *testing.B) {

@@ -1,9 +1,11 @@
-package mpi
+package wireup
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/transport"
 )
 
 // TestRouteKinds: the route to each process from process 1 of four.
@@ -63,6 +65,38 @@ func TestMachineShare(t *testing.T) {
 	for _, tc := range []struct{ cpus, procs, want int }{{2, 2, 1}, {16, 4, 4}, {16, 3, 5}, {2, 4, 1}, {8, 1, 8}, {4, 0, 4}} {
 		if got := cpuShare(tc.cpus, tc.procs); got != tc.want {
 			t.Errorf("cpuShare(%d cpus, %d procs) = %d, want %d", tc.cpus, tc.procs, got, tc.want)
+		}
+	}
+}
+
+// fakeRoute is a transport told apart by its name.
+type fakeRoute string
+
+func (fakeRoute) Send(*transport.Frame) error { return nil }
+func (fakeRoute) Close() error                { return nil }
+
+// TestRouteTable: every rank of a process gets its process's route, and
+// the table says which kinds of peer there are.
+func TestRouteTable(t *testing.T) {
+	local, sh, tr := fakeRoute("local"), fakeRoute("shm"), fakeRoute("tcp")
+	bases := []int{0, 2, 3, 6} // 2, 1 and 3 ranks
+	for _, tc := range []struct {
+		kinds              []routeKind
+		want               []fakeRoute
+		tcpPeers, shmPeers bool
+	}{
+		{[]routeKind{routeShm, routeLocal, routeTCP}, []fakeRoute{"shm", "shm", "local", "tcp", "tcp", "tcp"}, true, true},
+		{[]routeKind{routeLocal, routeShm, routeShm}, []fakeRoute{"local", "local", "shm", "shm", "shm", "shm"}, false, true},
+		{[]routeKind{routeTCP, routeTCP, routeLocal}, []fakeRoute{"tcp", "tcp", "tcp", "local", "local", "local"}, true, false},
+	} {
+		table, tcpPeers, shmPeers := routeTable(6, bases, tc.kinds, local, sh, tr)
+		for r, want := range tc.want {
+			if got := table.Routes[r]; got != transport.Transport(want) {
+				t.Errorf("kinds %v: rank %d routed by %v, want %v", tc.kinds, r, got, want)
+			}
+		}
+		if tcpPeers != tc.tcpPeers || shmPeers != tc.shmPeers {
+			t.Errorf("kinds %v: tcpPeers %v shmPeers %v, want %v %v", tc.kinds, tcpPeers, shmPeers, tc.tcpPeers, tc.shmPeers)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package mpi
+package wireup
 
 import (
 	"testing"

@@ -1,0 +1,93 @@
+package wireup
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/transport"
+)
+
+// routeKind is how this process reaches the ranks of another.
+type routeKind uint8
+
+const (
+	routeLocal routeKind = iota // this process: the in-process transport
+	routeShm                    // shared memory
+	routeTCP                    // TCP
+)
+
+// routeKinds decides the route to every process: this one is local, one
+// whose shared memory opened (shmPeer) is reached through it, any other by
+// TCP, which must then exist. GOMPI_TRANSPORT=shm (forceShm) makes a
+// process without shared memory an error rather than a TCP peer.
+func routeKinds(me int, shmPeer []bool, haveTCP, forceShm bool) ([]routeKind, error) {
+	kinds := make([]routeKind, len(shmPeer))
+	for p := range shmPeer {
+		switch {
+		case p == me:
+			kinds[p] = routeLocal
+		case shmPeer[p]:
+			kinds[p] = routeShm
+		case forceShm:
+			return nil, fmt.Errorf("%s=shm, but process %d is not reachable by shared memory", launch.EnvTransport, p)
+		case !haveTCP:
+			return nil, fmt.Errorf("process %d is reachable neither by shared memory nor by TCP", p)
+		default:
+			kinds[p] = routeTCP
+		}
+	}
+	return kinds, nil
+}
+
+// routeTable gives every rank the transport of its process's route, and
+// says whether any peer is reached by TCP and any by shared memory.
+func routeTable(size int, bases []int, kinds []routeKind, local, sh, tr transport.Transport) (table *transport.Table, tcpPeers, shmPeers bool) {
+	table = &transport.Table{Routes: make([]transport.Transport, size)}
+	for p, k := range kinds {
+		route := local
+		switch k {
+		case routeShm:
+			route, shmPeers = sh, true
+		case routeTCP:
+			route, tcpPeers = tr, true
+		}
+		for r := bases[p]; r < bases[p+1]; r++ {
+			table.Routes[r] = route
+		}
+	}
+	return table, tcpPeers, shmPeers
+}
+
+// onMachine is the number of ranks of each process that runs on machine
+// (the same kernel as this process: processes there share its cores),
+// counted by machine and not by host name, since "hosts" that are
+// namespaces or forked proxies share the cores.
+func onMachine(procs []procInfo, bases []int, machine string) []int {
+	var ranks []int
+	for p, info := range procs {
+		if info.machine == machine {
+			ranks = append(ranks, bases[p+1]-bases[p])
+		}
+	}
+	return ranks
+}
+
+// oversubscribed reports whether the machine holds more ranks than cores:
+// then a spinning rank would only hold a core its peer needs.
+func oversubscribed(procRanks []int, cpus int) bool {
+	n := 0
+	for _, r := range procRanks {
+		n += r
+	}
+	return n > cpus
+}
+
+// cpuShare is GOMAXPROCS for one of procs processes on a machine of cpus
+// CPUs: an equal share, as MPI launchers bind one rank per core. For TCP it also keeps a rank woken by the connection's reader
+// goroutine on that goroutine's processor instead of waking another
+// thread, which cuts small-message TCP latency about fourfold
+// (docs/transports-tcp.md). Not for shared memory, whose polling ranks and
+// waiter need processors of their own.
+func cpuShare(cpus, procs int) int {
+	return max(1, cpus/max(procs, 1))
+}
