@@ -49,7 +49,7 @@ var settings = []setting{
 		return nil
 	}},
 	{launch.EnvHostProcs, "unknown: the process may share its host", "internal/wireup aloneOnHost", atLeast(1)},
-	{wireup.SpinEnv, "4000 checks, then up to 100ms in real runs; 0 with more ranks than cores", "internal/wireup spinFor", func(v string) error {
+	{SpinEnv, "4000 checks, then up to 100ms in real runs; 0 with more ranks than cores", "internal/wireup spinFor", func(v string) error {
 		_, err := wireup.ParseSpin(v)
 		return err
 	}},
@@ -170,3 +170,8 @@ func knownSettings() string {
 	sort.Strings(names)
 	return strings.Join(names, ", ") + ", " + CollEnvPrefix + "{" + strings.Join(collNames[:], ",") + "}"
 }
+
+// SpinEnv names GOMPI_SPIN: how a waiting rank spins before it sleeps, a
+// count of checks or a Go duration (docs/gompirun.md, ENVIRONMENT). Launched
+// processes and the in-process worlds of Run honour it.
+const SpinEnv = wireup.SpinEnv

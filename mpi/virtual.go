@@ -18,7 +18,7 @@ import (
 // of the ranks this process hosts. Make one per world with NewVirtual, pass
 // it with WithVirtual, and read Results (or Report) after the world has
 // finished. Each process of a launched job reports its hosted ranks; the
-// launcher merges the records of all processes with vtime.Summarize.
+// launcher merges the records of all processes with Summarize.
 type Virtual struct {
 	target   *vtime.Target
 	cpuScale float64
@@ -174,20 +174,22 @@ func (v *Virtual) Target() *vtime.Target {
 // Results returns the records of the ranks this process hosts, by rank.
 // Call it after the world has finished (Run has returned). A nil Virtual
 // has none.
-func (v *Virtual) Results() []vtime.RankResult {
+func (v *Virtual) Results() []RankRecord {
 	if v == nil {
 		return nil
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := make([]vtime.RankResult, 0, len(v.clocks))
+	out := make([]RankRecord, 0, len(v.clocks))
 	for _, c := range v.clocks {
-		res := c.m.Result()
+		res := RankRecord{RankResult: c.m.Result()}
 		if r := c.r; r != nil {
-			res.Sent, res.SentBytes = r.stats.sent, r.stats.sentBytes
-			res.Recvd, res.RecvBytes = r.stats.recvd, r.stats.recvdBytes
-			res.Temporal = r.stats.temporal
-			res.Stalls, res.SpeculativeStalls = r.stats.stalls, r.stats.speculative
+			res.EngineCounts = EngineCounts{
+				Sent: r.stats.sent, SentBytes: r.stats.sentBytes,
+				Recvd: r.stats.recvd, RecvBytes: r.stats.recvdBytes,
+				Temporal: r.stats.temporal,
+				Stalls:   r.stats.stalls, SpeculativeStalls: r.stats.speculative,
+			}
 		}
 		out = append(out, res)
 	}
@@ -211,11 +213,11 @@ func (v *Virtual) Wall() time.Duration {
 
 // Report summarises this process's ranks (the whole job for Run); the
 // zero Report for a nil Virtual.
-func (v *Virtual) Report() vtime.Report {
+func (v *Virtual) Report() Report {
 	if v == nil {
-		return vtime.Report{}
+		return Report{}
 	}
-	return vtime.Summarize(v.target.Machine().Name, v.cpuScale, v.Results(), v.Wall().Seconds())
+	return Summarize(v.target.Machine().Name, v.cpuScale, v.Results(), v.Wall().Seconds())
 }
 
 // virtualClock adapts a vtime.Rank to the engine's event points: it only

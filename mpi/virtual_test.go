@@ -15,7 +15,7 @@ import (
 
 // virtualPingPong runs one ping-pong of size bytes between ranks 0 and peer of a
 // virtual world on machine m (cpu-scale 0) and returns the report.
-func virtualPingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int, opts ...Option) vtime.Report {
+func virtualPingPong(t *testing.T, m *vtime.Machine, ranks, peer, size int, opts ...Option) Report {
 	t.Helper()
 	v, err := NewVirtual(m, ranks, 0)
 	if err != nil {
@@ -271,7 +271,7 @@ func TestVirtualRepeatable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var first []vtime.RankResult
+	var first []RankRecord
 	for run := 0; run < 6; run++ {
 		v, err := NewVirtual(m, 30, 0)
 		if err != nil {

@@ -196,10 +196,10 @@ func Run(n int, fn func(c *Comm) error, opts ...Option) error {
 	}
 	w := newWorld(n, 0, n, cfg)
 	w.local = true
-	if v := os.Getenv(wireup.SpinEnv); v != "" { // as in a launched job
+	if v := os.Getenv(SpinEnv); v != "" { // as in a launched job
 		spin, err := wireup.ParseSpin(v)
 		if err != nil {
-			return fmt.Errorf("%s=%q: %v", wireup.SpinEnv, v, err)
+			return fmt.Errorf("%s=%q: %v", SpinEnv, v, err)
 		}
 		for _, r := range w.ranks {
 			r.inbox.SetSpin(spin)

@@ -7,9 +7,11 @@ import (
 	"sort"
 )
 
-// RankResult is one rank's part of a prediction. It is the record a process
-// sends to the launcher for each rank it hosts; the launcher merges the
-// records of all processes with Summarize. Times are virtual seconds.
+// RankResult is what one rank's clock tells of a prediction: its virtual
+// times and the waiting algorithm's counts. Package mpi adds the protocol
+// engine's counts to make the record a process sends to the launcher for
+// each rank it hosts (mpi.RankRecord); Summarize merges the clocks' part.
+// Times are virtual seconds.
 type RankResult struct {
 	Rank     int     `json:"rank"`
 	End      float64 `json:"end"`      // t_V at E_End: the rank's predicted execution time
@@ -22,18 +24,6 @@ type RankResult struct {
 	Waiting       float64 `json:"waiting"`
 	Waits         int     `json:"waits"`                    // waiting activities
 	HistoryMisses int     `json:"history_misses,omitempty"` // see waitState
-
-	// Filled by the engine adapter.
-	Sent      int64 `json:"sent"`       // point-to-point messages sent (collectives included)
-	SentBytes int64 `json:"sent_bytes"` // their payload bytes
-	Recvd     int64 `json:"recvd"`
-	RecvBytes int64 `json:"recvd_bytes"`
-	Temporal  int64 `json:"temporal"` // temporally sensitive calls
-	// Stalls of Algorithm 2 resolved in blocking waits: exactly (the whole
-	// job seen parked) and speculatively (a multi-process world whose
-	// job-wide detection did not answer in time; see docs/model.md).
-	Stalls            int64 `json:"stalls,omitempty"`
-	SpeculativeStalls int64 `json:"speculative_stalls,omitempty"`
 
 	// Contention is the factor S(k_t) / S(k_h) by which the rank's measured
 	// computation was scaled besides the CPU scale (contention.go):
@@ -65,18 +55,13 @@ type Report struct {
 	PredictedRank int `json:"predicted_rank"`
 	// Wall is the host time the prediction took, seconds; Slowdown is
 	// Wall / Predicted.
-	Wall              float64 `json:"wall"`
-	Slowdown          float64 `json:"slowdown"`
-	Computation       Stat    `json:"computation"`
-	Communication     Stat    `json:"communication"`
-	Waiting           Stat    `json:"waiting"`
-	Sent              int64   `json:"sent"`
-	SentBytes         int64   `json:"sent_bytes"`
-	Temporal          int64   `json:"temporal"`
-	HistoryMisses     int     `json:"history_misses"`
-	Stalls            int64   `json:"stalls"`
-	SpeculativeStalls int64   `json:"speculative_stalls"`
-	Unfinished        []int   `json:"unfinished,omitempty"`
+	Wall          float64 `json:"wall"`
+	Slowdown      float64 `json:"slowdown"`
+	Computation   Stat    `json:"computation"`
+	Communication Stat    `json:"communication"`
+	Waiting       Stat    `json:"waiting"`
+	HistoryMisses int     `json:"history_misses"`
+	Unfinished    []int   `json:"unfinished,omitempty"`
 	// Contention summarises the ranks' contention factors; nil when every
 	// rank's measured computation was charged as measured (factor 1).
 	Contention *ContentionSummary `json:"contention,omitempty"`
@@ -152,12 +137,7 @@ func Summarize(machine string, cpuScale float64, results []RankResult, wall floa
 	rep.Communication = stat(func(r *RankResult) float64 { return r.Communication })
 	rep.Waiting = stat(func(r *RankResult) float64 { return r.Waiting })
 	for _, r := range rs {
-		rep.Sent += r.Sent
-		rep.SentBytes += r.SentBytes
-		rep.Temporal += r.Temporal
 		rep.HistoryMisses += r.HistoryMisses
-		rep.Stalls += r.Stalls
-		rep.SpeculativeStalls += r.SpeculativeStalls
 		if !r.Finished {
 			rep.Unfinished = append(rep.Unfinished, r.Rank)
 		}
@@ -190,22 +170,14 @@ func (rep *Report) WriteText(w io.Writer) error {
 		p("  %-15s %12s %12s %12s   (min rank %d, max rank %d)\n", row.name,
 			Seconds(row.s.Min), Seconds(row.s.Mean), Seconds(row.s.Max), row.s.MinRank, row.s.MaxRank)
 	}
-	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
 	if c := rep.Contention; c != nil {
 		p("  computation x%s for contention: %s per node, host computes %s at once\n",
 			rangeOf("%.3g", c.MinFactor, c.MaxFactor, " - x"),
 			plural(rangeOf("%d", c.MinNodeRanks, c.MaxNodeRanks, "-"), c.MaxNodeRanks, "rank", "ranks"),
 			rangeOf("%d", c.MinHostConcurrency, c.MaxHostConcurrency, "-"))
 	}
-	if rep.Temporal > 0 {
-		p("  temporally sensitive calls: %d; their answers followed host arrival order, not virtual time\n", rep.Temporal)
-	}
 	if rep.HistoryMisses > 0 {
 		p("  history misses:  %d messages older than every remembered wait (dealt at their arrival time)\n", rep.HistoryMisses)
-	}
-	if rep.SpeculativeStalls > 0 {
-		p("  speculative stalls: %d of %d stalls resolved without seeing the whole job parked (the prediction may depend on host timing)\n",
-			rep.SpeculativeStalls, rep.Stalls+rep.SpeculativeStalls)
 	}
 	if len(rep.Unfinished) > 0 {
 		p("  unfinished ranks (no E_End; the prediction is incomplete): %v\n", rep.Unfinished)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -101,19 +102,19 @@ func (v *virtualRun) env() []string {
 // finish merges the records every process published and prints the report
 // on w (and as JSON to the -report file).
 func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w io.Writer) error {
-	var all []vtime.RankResult
+	var all []mpi.RankRecord
 	for p := 0; p < procs; p++ {
 		s, ok := ex.Get(launch.VirtualKey(p))
 		if !ok {
 			return fmt.Errorf("process %d published no virtual-time records", p)
 		}
-		var rs []vtime.RankResult
+		var rs []mpi.RankRecord
 		if err := json.Unmarshal([]byte(s), &rs); err != nil {
 			return fmt.Errorf("process %d: bad virtual-time records: %v", p, err)
 		}
 		all = append(all, rs...)
 	}
-	rep := vtime.Summarize(v.machine.Name, v.cpuScale, all, wall.Seconds())
+	rep := mpi.Summarize(v.machine.Name, v.cpuScale, all, wall.Seconds())
 	if err := rep.WriteText(w); err != nil {
 		return err
 	}

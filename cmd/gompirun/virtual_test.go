@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -54,7 +55,7 @@ func vprog(t *testing.T, name string) string {
 }
 
 // vrun runs a virtual job that must succeed and returns its report.
-func vrun(t *testing.T, env []string, args ...string) (vtime.Report, result) {
+func vrun(t *testing.T, env []string, args ...string) (mpi.Report, result) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "report.json")
 	r := gorun(t, env, append([]string{"-timeout", "25s", "-report", file}, args...)...)
@@ -65,7 +66,7 @@ func vrun(t *testing.T, env []string, args ...string) (vtime.Report, result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep vtime.Report
+	var rep mpi.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, data)
 	}
@@ -189,7 +190,7 @@ func TestVirtualRepeatableThroughGompirun(t *testing.T) {
 		{"pipeline/mesh3d", "xsim-mesh3d-dualcore", []string{"-big", "262144", "-pipeline"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ref *vtime.Report
+			var ref *mpi.Report
 			var refWhat string
 			variants := map[string]bool{}
 			stalls := map[int64]bool{} // stalls resolved per run: the same in every configuration
@@ -253,7 +254,7 @@ func TestVirtualReportAndUsage(t *testing.T) {
 			t.Errorf("report has no %q: %s", f, data)
 		}
 	}
-	var rep vtime.Report
+	var rep mpi.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const (
 )
 
 // VirtualKey is the exchange key under which process proc publishes the
-// JSON array of its ranks' vtime.RankResult records.
+// JSON array of its ranks' records (mpi.RankRecord).
 func VirtualKey(proc int) string { return "vresult/" + strconv.Itoa(proc) }
 
 // Get returns the value published under key, if any. gompirun reads the

@@ -1,0 +1,94 @@
+package mpi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/gompi/gompi/vtime"
+)
+
+// RankRecord is one rank's record of a virtual run: what its clock tells
+// (vtime.RankResult) and what the protocol engine counted. A process of a
+// gompirun job publishes its ranks' records as JSON; gompirun merges them
+// with Summarize. Both parts' fields sit at the top level of the JSON.
+type RankRecord struct {
+	vtime.RankResult
+	EngineCounts
+}
+
+// EngineCounts is what the protocol engine counts for a rank of a virtual
+// run, or for a whole job (Report).
+type EngineCounts struct {
+	Sent      int64 `json:"sent"`       // point-to-point messages sent (collectives included)
+	SentBytes int64 `json:"sent_bytes"` // their payload bytes
+	Recvd     int64 `json:"recvd"`
+	RecvBytes int64 `json:"recvd_bytes"`
+	Temporal  int64 `json:"temporal"` // temporally sensitive calls
+	// Stalls of Algorithm 2 resolved in blocking waits: exactly (the whole
+	// job seen parked) and speculatively (a multi-process world whose
+	// job-wide detection did not answer in time; see docs/model.md).
+	Stalls            int64 `json:"stalls"`
+	SpeculativeStalls int64 `json:"speculative_stalls"`
+}
+
+func (c *EngineCounts) add(d EngineCounts) {
+	c.Sent += d.Sent
+	c.SentBytes += d.SentBytes
+	c.Recvd += d.Recvd
+	c.RecvBytes += d.RecvBytes
+	c.Temporal += d.Temporal
+	c.Stalls += d.Stalls
+	c.SpeculativeStalls += d.SpeculativeStalls
+}
+
+// Report is a virtual run's prediction: the model's summary over ranks
+// (vtime.Report), the engine's counts over ranks, and every rank's
+// record. gompirun prints it, and writes it as JSON with -report.
+type Report struct {
+	vtime.Report
+	EngineCounts
+	PerRank []RankRecord `json:"per_rank"`
+}
+
+// Summarize merges the records of all ranks (from any number of processes,
+// in any order) into a report. wall is the host time in seconds.
+func Summarize(machine string, cpuScale float64, records []RankRecord, wall float64) Report {
+	rs := append([]RankRecord(nil), records...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Rank < rs[j].Rank })
+	clocks := make([]vtime.RankResult, len(rs))
+	var total EngineCounts
+	for i, r := range rs {
+		clocks[i] = r.RankResult
+		total.add(r.EngineCounts)
+	}
+	rep := Report{Report: vtime.Summarize(machine, cpuScale, clocks, wall), EngineCounts: total, PerRank: rs}
+	rep.Report.PerRank = nil // PerRank above holds them, with the counts
+	return rep
+}
+
+// WriteJSON writes the report as indented JSON (gompirun -report FILE).
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// WriteText prints the report for people: the model's lines, then the
+// engine's.
+func (rep *Report) WriteText(w io.Writer) error {
+	if err := rep.Report.WriteText(w); err != nil {
+		return err
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
+	if rep.Temporal > 0 {
+		p("  temporally sensitive calls: %d; their answers followed host arrival order, not virtual time\n", rep.Temporal)
+	}
+	if rep.SpeculativeStalls > 0 {
+		p("  speculative stalls: %d of %d stalls resolved without seeing the whole job parked (the prediction may depend on host timing)\n",
+			rep.SpeculativeStalls, rep.Stalls+rep.SpeculativeStalls)
+	}
+	return nil
+}
