@@ -67,7 +67,12 @@ func (c *Comm) postRecvInto(q *Request, buf []byte, source, tag int) (*Request, 
 	if err := checkTag(tag, true); err != nil {
 		return nil, err
 	}
-	if s == AnySource || tag == AnyTag {
+	// Only AnySource makes a receive temporally sensitive. Messages from
+	// one source match in the order they were sent (MPI's non-overtaking
+	// rule), whatever their tags and arrival times, and every transport
+	// delivers one sender's frames in that order: AnyTag from a named
+	// source has one answer, the same on the host as on the target.
+	if s == AnySource {
 		c.r.stats.temporal++
 	}
 	if q == nil {
@@ -192,6 +197,9 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	}
 	if s == ProcNull {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	}
+	if s == AnySource { // as a receive (postRecv)
+		c.r.stats.temporal++
 	}
 	c.enter(callProbe, source, tag)
 	return c.probeCtx(s, tag, c.ctx, true)

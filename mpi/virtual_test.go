@@ -824,3 +824,51 @@ func TestVirtualEngineWorkIsNotComputation(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyTagFromNamedSourceIsNotSensitive: a receive or Probe with AnyTag
+// from a named source matches one sender's messages in the order they were
+// sent, whatever their tags and sizes (eager and rendezvous), so the report
+// does not count it as temporally sensitive; a Probe or receive from
+// AnySource is.
+func TestAnyTagFromNamedSourceIsNotSensitive(t *testing.T) {
+	tags := []int{7, 5, 9, 5}
+	sizes := []int{1, 1 << 16, 3, 1 << 15} // eager and rendezvous mixed
+	v := tianhe1aVirtual(t, 2, 0)
+	err := v.Run(func(c *Comm) error {
+		if c.Rank() == 1 {
+			for i, tag := range tags {
+				if err := Send(c, make([]byte, sizes[i]), 0, tag); err != nil {
+					return err
+				}
+			}
+			return Send(c, []byte{1}, 0, 1)
+		}
+		for i, want := range tags {
+			st, err := c.Probe(1, AnyTag)
+			if err != nil {
+				return err
+			}
+			if st.Tag != want {
+				t.Errorf("Probe %d found tag %d, want %d (send order)", i, st.Tag, want)
+			}
+			buf := make([]byte, sizes[i])
+			if st, err = Recv(c, buf, 1, AnyTag); err != nil {
+				return err
+			}
+			if st.Tag != want || Count[byte](st) != sizes[i] {
+				t.Errorf("receive %d got tag %d, %d bytes; want tag %d, %d bytes", i, st.Tag, Count[byte](st), want, sizes[i])
+			}
+		}
+		if _, err := c.Probe(AnySource, 1); err != nil {
+			return err
+		}
+		_, err := Recv(c, []byte{0}, AnySource, 1)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := v.Report(); rep.Temporal != 2 {
+		t.Errorf("%d temporally sensitive calls counted, want 2 (the AnySource Probe and receive)", rep.Temporal)
+	}
+}
