@@ -37,6 +37,7 @@ type Request struct {
 	done     atomic.Bool
 	matched  bool    // receive: matched a REQ, DATA still to come
 	posted   bool    // receive: sits in the posted queue
+	deferred bool    // virtual mode: an AnySource receive or Probe whose match waits for virtual time (virtual_sensitive.go)
 	waitMark uint64  // equals rank.waitEpoch while this request is being waited on
 	vstart   float64 // virtual mode: the rank's virtual time when the receive was posted
 	vready   float64 // virtual mode: model time a DR copy completes, for the wait (eventClock.Ready)
@@ -56,7 +57,7 @@ func (q *Request) reset(r *rank, c *Comm, kind reqKind, buf []byte, ctx uint32, 
 	if q.done.Load() {
 		q.done.Store(false)
 	}
-	q.matched, q.posted, q.waitMark = false, false, 0
+	q.matched, q.posted, q.deferred, q.waitMark = false, false, false, 0
 	q.vstart, q.vready = 0, 0
 	q.status = Status{}
 	q.err, q.onDone = nil, nil
@@ -148,6 +149,13 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 	}
 	r.nextID++
 	q.id = r.nextID
+	if r.defers(q) {
+		q.deferred, q.posted = true, true
+		r.deferrals++
+		q.vstart, _ = r.clock.Now()
+		r.posted = append(r.posted, q)
+		return q
+	}
 	for i, f := range r.unexpected {
 		if !q.matches(&f.Header) {
 			continue
@@ -282,6 +290,9 @@ func (r *rank) requestOf(f *transport.Frame) (q *Request, idx int) {
 	}
 	for i, p := range r.posted {
 		if p.matches(&f.Header) {
+			if p.deferred {
+				return nil, -1 // withheld until p's match is decided (virtual_sensitive.go)
+			}
 			return p, i
 		}
 	}

@@ -237,8 +237,19 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
 	pattern := &Request{ctx: ctx, peer: int32(src), tag: int32(tag)}
+	if block && r.defers(pattern) { // decided in virtual time: virtual_sensitive.go
+		pattern.deferred = true
+		r.deferrals++
+	}
 	var st Status
 	found := func() bool {
+		if pattern.deferred {
+			return false
+		}
+		if f := r.probeHit; f != nil {
+			st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
+			return true
+		}
 		for _, f := range r.unexpected {
 			if pattern.matches(&f.Header) {
 				st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
@@ -247,11 +258,15 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 		}
 		return false
 	}
+	if !block && r.virtual {
+		return c.iprobeVirtual(pattern)
+	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)
 	r.waitPhase(found, block, nil)
-	r.probe = nil
-	if !found() {
+	ok := found()
+	r.probe, r.probeHit = nil, nil
+	if !ok {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	return st, nil

@@ -12,6 +12,7 @@ import "github.com/gompi/gompi/transport"
 // "related to c" when the operation it belongs to is one of them.
 func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 	r.checkAbort()
+	r.settled, r.settleGuess = false, false // a poll's answer is open again (virtual_sensitive.go)
 	clk := r.clock
 	clk.Begin(actWT)
 	finished := done()
@@ -30,6 +31,12 @@ func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 				f = r.inbox.NextNow() // no park follows to let the transports' goroutines deliver
 			}
 			if f == nil {
+				if r.virtual && !block { // a poll: virtual_sensitive.go
+					if r.pollStep(done) {
+						continue
+					}
+					break
+				}
 				if r.resolveEarly(block) {
 					continue // a stall of Algorithm 2: virtual_stall.go
 				}
@@ -143,7 +150,7 @@ func (r *rank) relatedTo(f *transport.Frame, q *Request) bool {
 	if q != nil {
 		return q.waitMark == r.waitEpoch
 	}
-	return r.probe != nil && (f.Kind == transport.Req || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous == 0) &&
+	return r.probe != nil && !r.probe.deferred && (f.Kind == transport.Req || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous == 0) &&
 		r.probe.matches(&f.Header)
 }
 
@@ -189,12 +196,22 @@ func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
 	defer r.clock.LeaveEngine()
 	if !cond() {
 		r.waitEpoch++
-		for _, q := range reqs {
-			r.mark(q)
+		if block || !r.virtual {
+			// A poll in virtual time waits for nothing: what is early
+			// stays early (virtual_sensitive.go).
+			for _, q := range reqs {
+				r.mark(q)
+			}
 		}
 		r.waitPhase(cond, block, reqs)
+		if !block && r.virtual && !cond() {
+			r.clock.Elapse(r.pollCost)
+		}
 	} else if block || r.readyPending(reqs) {
 		r.emptyWait(reqs)
+	}
+	if !block && r.virtual && !(r.settled && r.settleGuess) {
+		r.stats.temporalExact++ // a poll answered for its virtual time
 	}
 }
 

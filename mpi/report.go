@@ -26,6 +26,9 @@ type EngineCounts struct {
 	Recvd     int64 `json:"recvd"`
 	RecvBytes int64 `json:"recvd_bytes"`
 	Temporal  int64 `json:"temporal"` // temporally sensitive calls
+	// TemporalExact counts those answered in virtual time, as on the
+	// target (virtual_sensitive.go); the others followed host order.
+	TemporalExact int64 `json:"temporal_exact"`
 	// Stalls of Algorithm 2 resolved in blocking waits: exactly (the whole
 	// job seen parked) and speculatively (a multi-process world whose
 	// job-wide detection did not answer in time; see docs/model.md).
@@ -39,6 +42,7 @@ func (c *EngineCounts) add(d EngineCounts) {
 	c.Recvd += d.Recvd
 	c.RecvBytes += d.RecvBytes
 	c.Temporal += d.Temporal
+	c.TemporalExact += d.TemporalExact
 	c.Stalls += d.Stalls
 	c.SpeculativeStalls += d.SpeculativeStalls
 }
@@ -83,8 +87,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
-	if rep.Temporal > 0 {
-		p("  temporally sensitive calls: %d; their answers followed host arrival order, not virtual time\n", rep.Temporal)
+	if host := rep.Temporal - rep.TemporalExact; host > 0 {
+		p("  temporally sensitive calls: %d, %d answered in virtual time; %d followed host arrival order (Iprobe, Test, Waitany, Waitsome, or an AnySource receive decided by a Test or a fallback)\n",
+			rep.Temporal, rep.TemporalExact, host)
+	} else if rep.Temporal > 0 {
+		p("  temporally sensitive calls: %d, all answered in virtual time\n", rep.Temporal)
 	}
 	if rep.SpeculativeStalls > 0 {
 		p("  speculative stalls: %d of %d stalls resolved without seeing the whole job parked (the prediction may depend on host timing)\n",

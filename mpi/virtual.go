@@ -187,8 +187,8 @@ func (v *Virtual) Results() []RankRecord {
 			res.EngineCounts = EngineCounts{
 				Sent: r.stats.sent, SentBytes: r.stats.sentBytes,
 				Recvd: r.stats.recvd, RecvBytes: r.stats.recvdBytes,
-				Temporal: r.stats.temporal,
-				Stalls:   r.stats.stalls, SpeculativeStalls: r.stats.speculative,
+				Temporal: r.stats.temporal, TemporalExact: r.stats.temporalExact,
+				Stalls: r.stats.stalls, SpeculativeStalls: r.stats.speculative,
 			}
 		}
 		out = append(out, res)
@@ -229,7 +229,10 @@ type virtualClock struct {
 }
 
 // attach is called by newWorld so the report can read the rank's counters.
-func (c *virtualClock) attach(r *rank) { c.r = r }
+func (c *virtualClock) attach(r *rank) {
+	c.r = r
+	r.pollCost = max(c.v.target.Machine().Overhead.A, minPollCost)
+}
 
 // abandon is called when the rank's goroutine dies mid-burst.
 func (c *virtualClock) abandon() { c.m.Abandon() }

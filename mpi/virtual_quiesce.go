@@ -227,7 +227,7 @@ func (a *quiesceAgent) orderLoop() {
 			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
 				r := a.w.ranks[i]
 				r.guess.Store(o.Speculative)
-				r.resolve.Store(true)
+				r.resolve.Store(r.parkGen.Load()) // gompirun saw the job parked: the park the rank is in
 				r.inbox.Kick()
 			}
 			a.orders.Add(1) // after the wake-up: see the file comment

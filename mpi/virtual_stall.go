@@ -80,15 +80,16 @@ func (r *rank) progressEarly() bool {
 	return true
 }
 
-// publishStall records, before the rank parks in a blocking wait, the t_a
-// of its earliest early REQ/ACK/DATA (always > 0: it is later than the wait's
-// start); unpublishStall clears it to 0, meaning none.
+// publishStall records, before the rank parks in a blocking wait, the
+// time of its earliest pending event (pendingTime: its earliest early
+// REQ/ACK/DATA, or the earliest candidate of a deferred receive);
+// unpublishStall clears it to 0, meaning none.
 func (r *rank) publishStall() {
-	i := r.earliestEarly()
-	if i < 0 {
+	t, ok := r.publishedTime()
+	if !ok {
 		return
 	}
-	r.stallMin.Store(math.Float64bits(r.early[i].f.Arrival))
+	r.stallMin.Store(math.Float64bits(max(t, math.SmallestNonzeroFloat64))) // 0 means none
 	r.w.stalls.Add(1)
 }
 
@@ -107,22 +108,29 @@ func (w *world) resolveStall(r *rank) *rank {
 		return nil
 	}
 	var pick *rank
+	var pickGen uint64
 	pickT := math.Inf(1)
 	for _, o := range w.ranks {
 		if o.finished.Load() {
 			continue
 		}
-		if asleep, _ := o.inbox.Asleep(); !asleep || o.blockedIn.Load() == 0 {
+		// The park the rank sleeps in, read on both sides of the check so
+		// that the order names the park the check saw: a caller delayed
+		// past the rank's waking (the deadlock watcher beside the last
+		// rank to sleep) then names a park that is over, and the order
+		// is ignored instead of resolving a later park unchecked.
+		gen := o.parkGen.Load()
+		if asleep, _ := o.inbox.Asleep(); !asleep || o.blockedIn.Load() == 0 || o.parkGen.Load() != gen {
 			return nil
 		}
 		if b := o.stallMin.Load(); b != 0 && math.Float64frombits(b) < pickT {
-			pick, pickT = o, math.Float64frombits(b)
+			pick, pickGen, pickT = o, gen, math.Float64frombits(b)
 		}
 	}
 	if pick == nil {
 		return nil
 	}
-	pick.resolve.Store(true)
+	pick.resolve.Store(pickGen)
 	if pick != r {
 		pick.inbox.Kick()
 	}
@@ -139,7 +147,8 @@ func (w *world) resolveStall(r *rank) *rank {
 var parkedFallback = 2 * time.Second
 
 // resolveEarly is called by a waiting phase that found its inbox empty: it
-// deals with the earliest early REQ/ACK/DATA when told to (a stall), in a
+// deals with the earliest early REQ/ACK/DATA, or decides the earliest
+// deferred match (virtual_sensitive.go), when told to (a stall), in a
 // non-blocking wait, or in a multi-process world without a working agent;
 // it reports whether it did.
 func (r *rank) resolveEarly(block bool) bool {
@@ -150,12 +159,17 @@ func (r *rank) resolveEarly(block bool) bool {
 	// it was about has been dealt with meanwhile: a stale request left set
 	// would make every park return at once, and this rank, never asleep,
 	// would keep the job from picking the rank that really holds the stall.
-	resolve := r.resolve.Swap(false)
+	resolve := r.ordered
+	r.ordered = false
 	guess := r.fellBack || resolve && r.guess.Swap(false) // the agent sets guess before resolve
 	resolve = resolve || r.fellBack
 	r.fellBack = false
-	if len(r.early) == 0 || !(resolve || !block || !r.w.local && !r.w.agent.working()) || !r.progressEarly() {
+	if !(resolve || !block || !r.w.local && !r.w.agent.working()) {
 		return false
+	}
+	progressed, decided := r.progressNext(block && resolve && !guess)
+	if !progressed || decided {
+		return progressed // a deferred match is no stall (virtual_sensitive.go)
 	}
 	if block && resolve && !guess {
 		r.stats.stalls++
@@ -172,6 +186,7 @@ func (r *rank) parkVirtual(done func() bool) {
 	r.publishStall()
 	r.parks++
 	gen := r.parks
+	r.parkGen.Store(gen)
 	var fallback *time.Timer
 	if !r.w.local && r.w.agent != nil && r.stallMin.Load() != 0 {
 		// Several processes: gompirun decides, and this bounds its delay.
@@ -182,7 +197,7 @@ func (r *rank) parkVirtual(done func() bool) {
 		})
 	}
 	r.inbox.Park(func() bool {
-		if done() || r.w.aborted.Load() || r.resolve.Load() || r.fired.Load() == gen {
+		if done() || r.w.aborted.Load() || r.resolve.Load() == gen || r.fired.Load() == gen {
 			return true
 		}
 		if asleep, _ := r.inbox.Asleep(); asleep {
@@ -197,13 +212,19 @@ func (r *rank) parkVirtual(done func() bool) {
 		fallback.Stop()
 		r.fellBack = r.fired.Load() == gen
 	}
+	r.ordered = r.resolve.CompareAndSwap(gen, 0)
 	r.unpublishStall()
 }
 
 // stallState is embedded in rank.
 type stallState struct {
 	stallMin atomic.Uint64 // float64 bits of the earliest early REQ/ACK/DATA t_a while parked; 0 otherwise
-	resolve  atomic.Bool   // told to deal with its earliest early REQ/ACK/DATA
+	// resolve is an order to deal with the rank's earliest pending event,
+	// for the park it names (parkGen; 0: none). Orders for a park that is
+	// over are stale and never match a later one.
+	resolve atomic.Uint64
+	parkGen atomic.Uint64 // the park the rank is in or last was in (parks)
+	ordered bool          // the last park ended with an order for it
 
 	// Multi-process worlds with an agent (virtual_quiesce.go).
 	guess     atomic.Bool   // the resolve request is gompirun's fallback, not a detected stall

@@ -115,15 +115,22 @@ type rank struct {
 	// real mode, so a real send pays one nil check for it.
 	targetEager func(src, dst int) int
 
-	posted     []*Request          // posted receives, in posting order
-	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
-	early      []earlyMsg          // Algorithm 2's early queue (virtual mode), arrival order
-	probe      *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
-	sends      map[uint64]*Request // rendezvous sends waiting for their ACK
-	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA
-	nextID     uint64
-	waitEpoch  uint64
-	anyCursor  int
+	posted      []*Request          // posted receives, in posting order
+	unexpected  []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
+	early       []earlyMsg          // Algorithm 2's early queue (virtual mode), arrival order
+	probe       *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
+	probeHit    *transport.Frame    // the frame a deferred Probe was decided for (virtual_sensitive.go)
+	deferrals   int                 // deferred receives and Probes not yet decided
+	polling     bool                // a poll waits for the job to settle (virtual_sensitive.go)
+	pollAt      float64             // the virtual time it answers for
+	settled     bool                // the current poll's answer is final
+	settleGuess bool                // ... speculatively (no confirmed quiescence)
+	pollCost    float64             // virtual time a failed poll takes
+	sends       map[uint64]*Request // rendezvous sends waiting for their ACK
+	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA
+	nextID      uint64
+	waitEpoch   uint64
+	anyCursor   int
 
 	blockReq Request // reused by blocking Send and Recv, which finish with it before returning
 
@@ -142,6 +149,7 @@ type rankStats struct {
 	sentBytes, recvdBytes int64
 	dropped               int64
 	temporal              int64 // temporally sensitive calls (Test*, Iprobe, Waitany, AnySource)
+	temporalExact         int64 // of which answered in virtual time (virtual_sensitive.go)
 	stalls, speculative   int64 // Algorithm 2 stalls resolved in blocking waits: exactly, speculatively (virtual_stall.go)
 }
 

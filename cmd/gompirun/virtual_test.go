@@ -37,6 +37,7 @@ func vprog(t *testing.T, name string) string {
 		for name, pkg := range map[string]string{
 			"pingpong": "../../samples/pingpong",
 			"skeleton": "../../samples/skeleton",
+			"taskfarm": "../../samples/taskfarm",
 			"cpuburn":  "./testdata/cpuburn",
 			"earlyack": "./testdata/earlyack",
 		} {
@@ -434,9 +435,12 @@ func TestVirtualDeadlockAcrossProcesses(t *testing.T) {
 // 2 l, so rank 1 ends at that plus the rendezvous DATA's one-way time (and
 // the start of its 8-byte send to rank 2), with
 // the ranks in one process and in three, over shared memory and TCP. With
-// -poll rank 1 polls with Test, its process never parks, and only rank 0's
-// fallback (mpi's parkedFallback, 2 s) resolves the stall: the job ends
-// and the report counts a speculative stall.
+// -poll rank 1 polls with Test; a poll in virtual time waits for the job
+// to settle (mpi's virtual_sensitive.go), so the stall is still resolved
+// exactly. Rank 1 answers rank 0's REQ at its first poll at or after the
+// REQ's arrival and sees its data at the first poll at or after the
+// DATA's, so it ends within two polls' cost (0.5 us each on this machine)
+// of the blocking case.
 func TestVirtualStallAcrossProcesses(t *testing.T) {
 	prog := vprog(t, "earlyack")
 	const s, small = 256 << 10, 8
@@ -462,8 +466,12 @@ func TestVirtualStallAcrossProcesses(t *testing.T) {
 		}
 	}
 	rep, r := vrun(t, nil, "-np", "3", "-virtual", "3", "-cpu-scale", "0", "-machine", "testdata/vmesh.json", prog, "-chain", "-poll")
-	if rep.SpeculativeStalls != 1 || !strings.Contains(r.stderr, "speculative stalls: 1 of 1") {
-		t.Errorf("-poll: %d stalls resolved exactly, %d speculatively; want 0 and 1 (stderr:\n%s)", rep.Stalls, rep.SpeculativeStalls, r.stderr)
+	if rep.Stalls != 1 || rep.SpeculativeStalls != 0 || rep.Temporal == 0 || rep.TemporalExact != rep.Temporal {
+		t.Errorf("-poll: %d stalls resolved exactly, %d speculatively, %d of %d polls answered in virtual time; want 1, 0 and all (stderr:\n%s)",
+			rep.Stalls, rep.SpeculativeStalls, rep.TemporalExact, rep.Temporal, r.stderr)
+	}
+	if e := rep.PerRank[1].End; e < want || e > want+2*0.5e-6 {
+		t.Errorf("-poll: rank 1 ends at %.12g s, want within two polls (1 us) after %.12g s", e, want)
 	}
 }
 
@@ -504,5 +512,46 @@ func TestPrintMachine(t *testing.T) {
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "gompirun: ") || r.stdout != "" {
 			t.Errorf("gompirun %v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// TestVirtualTaskFarmAcrossProcesses: a task farm's AnySource receives are
+// answered in virtual time whatever the processes and the transport: the
+// order of results and the predicted time are the same from one process,
+// two over shared memory or TCP, and four, with workers that burn host
+// time in a pattern unrelated to their tasks (-jitter).
+func TestVirtualTaskFarmAcrossProcesses(t *testing.T) {
+	prog := vprog(t, "taskfarm")
+	const tasks = 40
+	var wantOrder string
+	var wantTime float64
+	for i, tc := range []struct {
+		name string
+		env  []string
+		np   string
+	}{
+		{"one process", nil, "1"},
+		{"two over shm", nil, "2"},
+		{"two over tcp", tcp, "2"},
+		{"four", nil, "4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, r := vrun(t, tc.env, "-np", tc.np, "-virtual", "8", "-cpu-scale", "0", "-machine", "tianhe1a",
+				prog, "-tasks", strconv.Itoa(tasks), "-jitter")
+			order, _, _ := strings.Cut(r.stdout, "\n")
+			if !strings.HasPrefix(order, "results in order: ") || len(strings.Fields(order)) != tasks+3 {
+				t.Fatalf("no order of %d results in the output:\n%s", tasks, r.stdout)
+			}
+			if rep.Temporal != tasks || rep.TemporalExact != tasks {
+				t.Errorf("%d sensitive calls, %d answered in virtual time; want %d and %d", rep.Temporal, rep.TemporalExact, tasks, tasks)
+			}
+			if i == 0 {
+				wantOrder, wantTime = order, rep.Predicted
+				return
+			}
+			if order != wantOrder || rep.Predicted != wantTime {
+				t.Errorf("%s\npredicted %v s; one process gave\n%s\npredicted %v s", order, rep.Predicted, wantOrder, wantTime)
+			}
+		})
 	}
 }

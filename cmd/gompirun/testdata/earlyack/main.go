@@ -9,8 +9,8 @@
 // With -chain, rank 2 sends only after rank 1 has its data (rank 1 tells
 // it): every rank then waits, a real stall of Algorithm 2 that rank 0
 // resolves by dealing with the ACK at its arrival. With -poll too, rank 1
-// waits for its data by polling with Test, so its process is never parked
-// and only rank 0's own fallback can resolve the stall.
+// waits for its data by polling with Test; each poll waits for the job to
+// settle, so the stall is resolved as without it.
 package main
 
 import (
