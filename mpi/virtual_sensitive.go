@@ -269,7 +269,7 @@ func (r *rank) decideDue() bool {
 	if q == nil || t > now {
 		return false
 	}
-	r.decide(q, i, true)
+	r.decide(q, i, !r.settleGuess)
 	return true
 }
 

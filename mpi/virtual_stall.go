@@ -100,10 +100,11 @@ func (r *rank) unpublishStall() {
 }
 
 // resolveStall is called by rank r about to sleep (and by the deadlock
-// watcher, with r nil). If every unfinished rank is asleep with nothing
+// watcher, with r nil); with parking, r is about to park and counts as
+// asleep if nothing is queued for it. If every unfinished rank is asleep with nothing
 // queued and some hold early REQ/ACK/DATAs, it tells the one with the earliest
 // to deal with it and returns that rank; otherwise nil.
-func (w *world) resolveStall(r *rank) *rank {
+func (w *world) resolveStall(r *rank, parking bool) *rank {
 	if w.stalls.Load() == 0 {
 		return nil
 	}
@@ -120,7 +121,11 @@ func (w *world) resolveStall(r *rank) *rank {
 		// rank to sleep) then names a park that is over, and the order
 		// is ignored instead of resolving a later park unchecked.
 		gen := o.parkGen.Load()
-		if asleep, _ := o.inbox.Asleep(); !asleep || o.blockedIn.Load() == 0 || o.parkGen.Load() != gen {
+		if o == r && parking {
+			if !r.inbox.Empty() {
+				return nil
+			}
+		} else if asleep, _ := o.inbox.Asleep(); !asleep || o.blockedIn.Load() == 0 || o.parkGen.Load() != gen {
 			return nil
 		}
 		if b := o.stallMin.Load(); b != 0 && math.Float64frombits(b) < pickT {
@@ -187,6 +192,13 @@ func (r *rank) parkVirtual(done func() bool) {
 	r.parks++
 	gen := r.parks
 	r.parkGen.Store(gen)
+	if r.w.local && r.stallMin.Load() != 0 && r.w.resolveStall(r, true) == r {
+		// Every other rank sleeps already and this one holds the earliest
+		// event: no need to sleep to be told so.
+		r.ordered = r.resolve.CompareAndSwap(gen, 0)
+		r.unpublishStall()
+		return
+	}
 	var fallback *time.Timer
 	if !r.w.local && r.w.agent != nil && r.stallMin.Load() != 0 {
 		// Several processes: gompirun decides, and this bounds its delay.
@@ -202,7 +214,7 @@ func (r *rank) parkVirtual(done func() bool) {
 		}
 		if asleep, _ := r.inbox.Asleep(); asleep {
 			if r.w.local {
-				return r.w.resolveStall(r) == r
+				return r.w.resolveStall(r, false) == r
 			}
 			r.w.agent.poke()
 		}

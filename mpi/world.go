@@ -252,7 +252,7 @@ func (r *rank) main(fn func(c *Comm) error) {
 		r.w.alive.Add(-1)
 		r.w.spin.Leave()
 		if r.virtual && r.w.local {
-			r.w.resolveStall(nil) // the last rank awake may leave a stall behind (virtual_stall.go)
+			r.w.resolveStall(nil, false) // the last rank awake may leave a stall behind (virtual_stall.go)
 		} else if q := r.w.agent; q != nil {
 			q.poke()
 		}
@@ -339,7 +339,7 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 			return
 		}
 		now, ok := w.allAsleep()
-		if ok && w.resolveStall(nil) != nil {
+		if ok && w.resolveStall(nil, false) != nil {
 			ok = false // a stall of Algorithm 2, not a deadlock: resolved
 		}
 		if ok && (strikes == 0 || equalU64(now, naps)) {

@@ -243,6 +243,9 @@ func (ib *Inbox) crowded() bool {
 	return g != nil && g.awake.Load() > g.procs
 }
 
+// Empty reports whether nothing is queued. Only the owner may call it.
+func (ib *Inbox) Empty() bool { return ib.q.empty() }
+
 // Spins reports whether Park spins before it sleeps (SetSpin). Sources
 // that spin on their own before the owner sleeps (SleepWatcher) follow it.
 func (ib *Inbox) Spins() bool { return ib.spin.Checks > 0 || ib.spin.For > 0 }
