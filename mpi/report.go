@@ -88,7 +88,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
 	if host := rep.Temporal - rep.TemporalExact; host > 0 {
-		p("  temporally sensitive calls: %d, %d answered in virtual time; %d followed host arrival order (Iprobe, Test, Waitany, Waitsome, or an AnySource receive decided by a Test or a fallback)\n",
+		p("  temporally sensitive calls: %d, %d answered in virtual time; %d followed host arrival order (Waitany, Waitsome, or a speculative fallback)\n",
 			rep.Temporal, rep.TemporalExact, host)
 	} else if rep.Temporal > 0 {
 		p("  temporally sensitive calls: %d, all answered in virtual time\n", rep.Temporal)
