@@ -413,3 +413,40 @@ func TestVirtualEveryRankPolls(t *testing.T) {
 		t.Errorf("rank 1 completed at %g s, want just after its own 200 us", at[1])
 	}
 }
+
+// TestVirtualCancelDeferredReceive: cancelling a deferred AnySource
+// receive hands the frames it held back to the receives posted after it.
+func TestVirtualCancelDeferredReceive(t *testing.T) {
+	v := tianhe1aVirtual(t, 2, 0)
+	runVirtualBounded(t, v, func(c *Comm) error {
+		if c.Rank() == 1 {
+			return Send(c, []int64{42}, 0, 6)
+		}
+		anyBuf, mine := []int64{0}, []int64{0}
+		qa, err := Irecv(c, anyBuf, AnySource, 6)
+		if err != nil {
+			return err
+		}
+		qb, err := Irecv(c, mine, 1, 6)
+		if err != nil {
+			return err
+		}
+		// The message is on the host, held back by qa, before qa goes.
+		if _, err := c.Probe(1, 6); err != nil {
+			return err
+		}
+		if err := qa.Cancel(); err != nil {
+			return err
+		}
+		if st, err := qa.Wait(); err != nil || !st.Cancelled {
+			t.Errorf("cancelled receive: status %+v, %v", st, err)
+		}
+		if _, err := qb.Wait(); err != nil {
+			return err
+		}
+		if mine[0] != 42 {
+			t.Errorf("the receive from rank 1 got %d, want 42", mine[0])
+		}
+		return nil
+	})
+}

@@ -71,9 +71,19 @@ func (q *Request) Cancel() error {
 	if q.done.Load() || q.matched || !q.posted {
 		return nil
 	}
-	q.r.unpost(q, -1)
+	r := q.r
+	r.unpost(q, -1)
 	q.status = Status{Source: ProcNull, Tag: AnyTag, Cancelled: true}
 	q.complete()
+	if q.deferred {
+		// The frames it held back go to the receives posted after it
+		// (virtual_sensitive.go).
+		q.deferred = false
+		r.deferrals--
+		r.clock.EnterEngine()
+		r.matchWithheld()
+		r.clock.LeaveEngine()
+	}
 	return nil
 }
 
