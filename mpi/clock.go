@@ -89,6 +89,10 @@ type eventClock interface {
 	Ready(copied float64)
 	// WaitEnd is E_end of WT: num++ and t_V = A_WT_end[num-1].
 	WaitEnd()
+	// ForgetBefore tells the clock that every message still to reach the
+	// rank has t_a >= t, so that it can drop the waits none can reach
+	// (vtime.Rank.ForgetBefore).
+	ForgetBefore(t float64)
 
 	// EnterEngine and LeaveEngine bracket the engine's own work inside an
 	// MPI call (posting an operation, a waiting phase): no computation is
@@ -120,6 +124,7 @@ func (nopClock) Deal(*transport.Header, bool, *transport.Header, int, float64) f
 func (nopClock) Found(*transport.Header)                                               {}
 func (nopClock) Ready(float64)                                                         {}
 func (nopClock) WaitEnd()                                                              {}
+func (nopClock) ForgetBefore(float64)                                                  {}
 func (nopClock) EnterEngine()                                                          {}
 func (nopClock) LeaveEngine()                                                          {}
 func (nopClock) Now() (float64, bool)                                                  { return 0, false }

@@ -13,6 +13,9 @@ import "github.com/gompi/gompi/transport"
 func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 	r.checkAbort()
 	r.settled, r.settleGuess = false, false // a poll's answer is open again (virtual_sensitive.go)
+	if r.virtual {
+		r.forgetSettled()
+	}
 	clk := r.clock
 	clk.Begin(actWT)
 	finished := done()

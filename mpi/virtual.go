@@ -281,6 +281,7 @@ func (c *virtualClock) DueNow(m *transport.Header) bool    { return c.m.DueNow(m
 func (c *virtualClock) DueInWait(m *transport.Header) bool { return c.m.DueInWait(m.Arrival) }
 func (c *virtualClock) Found(m *transport.Header)          { c.m.Found(m.Arrival) }
 func (c *virtualClock) WaitEnd()                           { c.m.WaitEnd() }
+func (c *virtualClock) ForgetBefore(t float64)             { c.m.ForgetBefore(t) }
 func (c *virtualClock) Ready(copied float64)               { c.m.Ready(copied) }
 func (c *virtualClock) EnterEngine()                       { c.m.EnterEngine() }
 func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine() }

@@ -322,3 +322,48 @@ func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
 	f := r.unexpected[hit]
 	return Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}, nil
 }
+
+// Forgetting the waits no message can reach.
+//
+// When every rank of a world in one process is parked and the earliest
+// pending event is at t (resolveStall), every message sent from then on is
+// sent at t or later, so it arrives later still: t bounds from below the
+// t_a of every message still to come, but those already on the host. A
+// rank's clock then keeps only the waits such messages can reach
+// (vtime.Rank.ForgetBefore), so Algorithm 3's history stays short in long
+// runs that make temporally sensitive calls, and no message misses it.
+
+// settle records that the world settled at t.
+func (w *world) settle(t float64) {
+	for {
+		old := w.settledAt.Load()
+		if old != 0 && math.Float64frombits(old) >= t {
+			return
+		}
+		if w.settledAt.CompareAndSwap(old, math.Float64bits(t)) {
+			return
+		}
+	}
+}
+
+// forgetSettled lets the clock forget the waits before the world's settled
+// time, or before the earliest t_a of a frame this rank holds and has not
+// dealt with, if earlier. Called at the start of each waiting phase.
+func (r *rank) forgetSettled() {
+	b := r.w.settledAt.Load()
+	if b == 0 {
+		return
+	}
+	t := math.Float64frombits(b)
+	if t <= r.forgotAt {
+		return
+	}
+	r.forgotAt = t
+	for _, f := range r.unexpected {
+		t = min(t, f.Arrival)
+	}
+	for _, e := range r.early {
+		t = min(t, e.f.Arrival)
+	}
+	r.clock.ForgetBefore(t)
+}

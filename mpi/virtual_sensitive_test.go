@@ -450,3 +450,43 @@ func TestVirtualCancelDeferredReceive(t *testing.T) {
 		return nil
 	})
 }
+
+// TestVirtualSettledHistoryStaysShort: a long run whose waits settle the
+// job (an AnySource receive each round) keeps only a few waits for
+// Algorithm 3 (forgetSettled) instead of filling the 4096 it may keep.
+func TestVirtualSettledHistoryStaysShort(t *testing.T) {
+	const rounds = 5000
+	v := tianhe1aVirtual(t, 2, 0)
+	kept := 0
+	runVirtualBounded(t, v, func(c *Comm) error {
+		buf := []int64{0}
+		for range rounds {
+			c.Elapse(time.Microsecond) // waits apart: they do not merge
+			if c.Rank() == 1 {
+				if _, err := Recv(c, buf, 0, 1); err != nil {
+					return err
+				}
+				if err := Send(c, buf, 0, 2); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := Send(c, buf, 1, 1); err != nil {
+				return err
+			}
+			if _, err := Recv(c, buf, AnySource, 2); err != nil {
+				return err
+			}
+		}
+		if c.Rank() == 0 {
+			kept = c.r.clock.(*virtualClock).m.HistoryLen()
+		}
+		return nil
+	})
+	if kept > 8 {
+		t.Errorf("rank 0 keeps %d waits after %d settled rounds, want a few", kept, rounds)
+	}
+	if rep := v.Report(); rep.HistoryMisses != 0 || rep.TemporalExact != rounds {
+		t.Errorf("%d history misses, %d of %d receives answered in virtual time", rep.HistoryMisses, rep.TemporalExact, rounds)
+	}
+}

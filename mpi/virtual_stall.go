@@ -135,6 +135,7 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 	if pick == nil {
 		return nil
 	}
+	w.settle(pickT)
 	pick.resolve.Store(pickGen)
 	if pick != r {
 		pick.inbox.Kick()

@@ -96,7 +96,11 @@ type world struct {
 	alive  atomic.Int64         // hosted ranks whose function has not returned
 	spin   *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
 	stalls atomic.Int64         // virtual mode: parked ranks holding early messages others wait for (virtual_stall.go)
-	agent  *quiesceAgent        // virtual mode over several processes: job-wide stall detection; nil otherwise
+	// settledAt is the float64 bits of the latest time at which every rank
+	// was seen parked with no pending event before it (resolveStall): no
+	// message still to come arrives before it (forgetSettled).
+	settledAt atomic.Uint64
+	agent     *quiesceAgent // virtual mode over several processes: job-wide stall detection; nil otherwise
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -121,6 +125,7 @@ type rank struct {
 	probe       *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
 	probeHit    *transport.Frame    // the frame a deferred Probe was decided for (virtual_sensitive.go)
 	deferrals   int                 // deferred receives and Probes not yet decided
+	forgotAt    float64             // the world's settled time when the clock last forgot (forgetSettled)
 	polling     bool                // a poll waits for the job to settle (virtual_sensitive.go)
 	pollAt      float64             // the virtual time it answers for
 	settled     bool                // the current poll's answer is final

@@ -237,3 +237,6 @@ func (r *Rank) ForgetBefore(t float64) {
 		r.wait.hist = append(h[:0], h[i:]...)
 	}
 }
+
+// HistoryLen is how many waits the rank keeps for Algorithm 3's lookup.
+func (r *Rank) HistoryLen() int { return len(r.wait.hist) }
