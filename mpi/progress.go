@@ -207,14 +207,14 @@ func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
 			}
 		}
 		r.waitPhase(cond, block, reqs)
-		if !block && r.virtual && !cond() {
-			r.clock.Elapse(r.pollCost)
-		}
 	} else if block || r.readyPending(reqs) {
 		r.emptyWait(reqs)
 	}
-	if !block && r.virtual && !(r.settled && r.settleGuess) {
-		r.stats.temporalExact++ // a poll answered for its virtual time
+	if !block && r.virtual {
+		if !(r.settled && r.settleGuess) {
+			r.stats.temporalExact++ // a poll answered for its virtual time
+		}
+		r.clock.Elapse(r.pollCost)
 	}
 }
 

@@ -210,8 +210,18 @@ func (a *quiesceAgent) orderLoop() {
 		switch {
 		case o.Probe != 0:
 			a.mu.Lock()
-			a.want.Store(true) // before the sample: a rank parking after it must report
-			s := a.sample()
+			var s launch.Sample
+			select {
+			case <-a.stop:
+				// Finishing: the last sample stands (finish). A fresh scan
+				// could catch a counter moving and say "not quiet", and
+				// as the process's last word it would keep the job from
+				// ever being seen settled.
+				s = a.last
+			default:
+				a.want.Store(true) // before the sample: a rank parking after it must report
+				s = a.sample()
+			}
 			s.Wave = o.Probe
 			a.send(s)
 			if o.Arm {
@@ -227,7 +237,7 @@ func (a *quiesceAgent) orderLoop() {
 			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
 				r := a.w.ranks[i]
 				r.guess.Store(o.Speculative)
-				r.resolve.Store(r.parkGen.Load()) // gompirun saw the job parked: the park the rank is in
+				r.resolve.Store(anyPark) // gompirun saw the job parked: for the park the rank is in or enters next
 				r.inbox.Kick()
 			}
 			a.orders.Add(1) // after the wake-up: see the file comment
@@ -331,13 +341,43 @@ func (a *quiesceAgent) describe() {
 }
 
 // finish sends the process's last sample (every rank has finished) and
-// closes the watch connection.
+// closes the watch connection. gompirun keeps that sample for the process
+// from then on, so it must say quiet: a scan during which a counter moved
+// (a peer completing this process's last shared-memory send) says nothing,
+// and is taken again until the counters hold still. Left unquiet, it kept
+// the job from ever being seen settled: a rank of another process that
+// polled on then waited for the fallback at every poll.
 func (a *quiesceAgent) finish() {
 	close(a.stop)
 	a.disarm.Stop()
 	a.mu.Lock()
-	a.send(a.sample())
+	s := a.sample()
+	for try := 0; !s.Quiet && !a.w.local && try < finishTries; try++ {
+		time.Sleep(finishRetry)
+		s = a.sample()
+	}
+	a.send(s)
 	a.mu.Unlock()
+	a.watch.Finish() // gompirun reads that sample, then closes: orderLoop ends
+	ended := make(chan struct{})
+	go func() { a.wg.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(finishWait):
+		a.watch.Close()
+		<-ended
+	}
 	a.watch.Close()
-	a.wg.Wait()
 }
+
+// finishTries and finishRetry bound how long finish takes its last sample
+// again while counters move (they stop once peers have handled what this
+// process sent).
+const (
+	finishTries = 200
+	finishRetry = 100 * time.Microsecond
+)
+
+// finishWait bounds how long finish waits for gompirun to close the watch
+// connection after the last sample.
+const finishWait = time.Second

@@ -207,10 +207,10 @@ func (r *rank) publishedTime() (float64, bool) {
 // with the events before it (which may bring the poll's message). A poll
 // thus never keeps the job from settling, so a rank polling for ever while
 // another computes or waits for a deferred match does not livelock it, and
-// a poll that finds nothing costs pollCost of virtual time, so that a
-// polling loop advances on the target's clock.
+// every poll costs pollCost of virtual time, so that a polling loop
+// advances on the target's clock whatever its polls find.
 
-// minPollCost is the least virtual time a failed poll takes: the machine's
+// minPollCost is the least virtual time a poll takes: the machine's
 // per-message overhead a when larger. Without it, a loop polling on a
 // machine file with no overhead would not advance.
 const minPollCost = 0.5e-6
@@ -288,7 +288,7 @@ func (r *rank) dealNext(at float64) bool {
 // there when one has reached the rank by t_V (t_a <= t_V). From a named
 // source the first such frame is the answer at once (one sender's frames
 // come in the order sent); from AnySource the earliest, once the poll is
-// settled. A poll that finds nothing costs pollCost.
+// settled. Every poll costs pollCost.
 func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
 	r := c.r
 	hit := -1
@@ -315,12 +315,13 @@ func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
 	if !(r.settled && r.settleGuess) {
 		r.stats.temporalExact++
 	}
-	if !ok {
-		r.clock.Elapse(r.pollCost)
-		return Status{Source: ProcNull, Tag: AnyTag}, nil
+	st := Status{Source: ProcNull, Tag: AnyTag}
+	if ok {
+		f := r.unexpected[hit]
+		st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
 	}
-	f := r.unexpected[hit]
-	return Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}, nil
+	r.clock.Elapse(r.pollCost)
+	return st, nil
 }
 
 // Forgetting the waits no message can reach.

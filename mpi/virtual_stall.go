@@ -210,7 +210,7 @@ func (r *rank) parkVirtual(done func() bool) {
 		})
 	}
 	r.inbox.Park(func() bool {
-		if done() || r.w.aborted.Load() || r.resolve.Load() == gen || r.fired.Load() == gen {
+		if o := r.resolve.Load(); done() || r.w.aborted.Load() || o == gen || o == anyPark || r.fired.Load() == gen {
 			return true
 		}
 		if asleep, _ := r.inbox.Asleep(); asleep {
@@ -225,16 +225,21 @@ func (r *rank) parkVirtual(done func() bool) {
 		fallback.Stop()
 		r.fellBack = r.fired.Load() == gen
 	}
-	r.ordered = r.resolve.CompareAndSwap(gen, 0)
+	r.ordered = r.resolve.CompareAndSwap(gen, 0) || r.resolve.CompareAndSwap(anyPark, 0)
 	r.unpublishStall()
 }
+
+// anyPark is a resolve order for whichever park the rank is in or enters
+// next: gompirun's, which it gives only once it has seen the whole job
+// parked, and which the agent counts as delivered.
+const anyPark = math.MaxUint64
 
 // stallState is embedded in rank.
 type stallState struct {
 	stallMin atomic.Uint64 // float64 bits of the earliest early REQ/ACK/DATA t_a while parked; 0 otherwise
 	// resolve is an order to deal with the rank's earliest pending event,
-	// for the park it names (parkGen; 0: none). Orders for a park that is
-	// over are stale and never match a later one.
+	// for the park it names (parkGen; 0: none; anyPark). Orders for a park
+	// that is over are stale and never match a later one.
 	resolve atomic.Uint64
 	parkGen atomic.Uint64 // the park the rank is in or last was in (parks)
 	ordered bool          // the last park ended with an order for it

@@ -130,7 +130,7 @@ type rank struct {
 	pollAt      float64             // the virtual time it answers for
 	settled     bool                // the current poll's answer is final
 	settleGuess bool                // ... speculatively (no confirmed quiescence)
-	pollCost    float64             // virtual time a failed poll takes
+	pollCost    float64             // virtual time a poll takes
 	sends       map[uint64]*Request // rendezvous sends waiting for their ACK
 	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA
 	nextID      uint64

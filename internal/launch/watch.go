@@ -275,3 +275,18 @@ func (w *Watch) Next() (Order, error) {
 
 // Close closes the connection; a blocked Next returns.
 func (w *Watch) Close() error { return w.conn.Close() }
+
+// Finish ends the process's reports: it closes the sending side only, so
+// that gompirun reads every report sent before it sees the end and then
+// closes the connection, which ends a blocked Next. Closing both sides at
+// once could lose the last report: a socket closed with orders still
+// unread in it is reset, and the reset can discard what gompirun had not
+// read yet.
+func (w *Watch) Finish() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if cw, ok := w.conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return w.conn.Close()
+}
