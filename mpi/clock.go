@@ -70,10 +70,12 @@ type eventClock interface {
 	// size of the DATA that m answers or carries. started is the virtual
 	// time the operation m belongs to was posted (a receive matched by a
 	// REQ or eager DATA; 0 otherwise): the target cannot deal with m before
-	// its operation exists. For a DATA it returns the model time its copy
-	// into the user buffer completes (like End for DR: a wait that
-	// completes the receive later hands it to Ready); 0 otherwise.
-	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) (copied float64)
+	// its operation exists. It returns the model time the operation
+	// completes once m is dealt with (vtime.Rank.Deal's done: an ACK's send
+	// when its DATA has left, a DATA's receive when the copy into the user
+	// buffer completes; 0 for a REQ): a wait that observes the operation
+	// later, or a Waitany choosing among operations, uses it (Ready).
+	Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) (done float64)
 	// Found is called when a Probe's waiting phase finds m, the message it
 	// looks for, and leaves it in the unexpected queue undealt: the wait
 	// ends no earlier than the target would see m.

@@ -39,8 +39,10 @@ type Request struct {
 	posted   bool    // receive: sits in the posted queue
 	deferred bool    // virtual mode: an AnySource receive or Probe whose match waits for virtual time (virtual_sensitive.go)
 	waitMark uint64  // equals rank.waitEpoch while this request is being waited on
+	pickMark uint64  // equals rank.waitEpoch while a Waitany or Waitsome chooses among it and others (virtual_waitany.go)
 	vstart   float64 // virtual mode: the rank's virtual time when the receive was posted
-	vready   float64 // virtual mode: model time a DR copy completes, for the wait (eventClock.Ready)
+	vready   float64 // virtual mode: model time the operation completed if no wait saw it (a DR copy, a DATA or ACK dealt unrelated), for the wait (eventClock.Ready)
+	acked    bool    // rendezvous send: its ACK has been dealt with, so its model completion time is known (vready, or the wait's end)
 	status   Status
 	err      error
 	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
@@ -57,7 +59,7 @@ func (q *Request) reset(r *rank, c *Comm, kind reqKind, buf []byte, ctx uint32, 
 	if q.done.Load() {
 		q.done.Store(false)
 	}
-	q.matched, q.posted, q.deferred, q.waitMark = false, false, false, 0
+	q.matched, q.posted, q.deferred, q.acked, q.waitMark, q.pickMark = false, false, false, false, 0, 0
 	q.vstart, q.vready = 0, 0
 	q.status = Status{}
 	q.err, q.onDone = nil, nil
@@ -190,6 +192,7 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 
 // sendFrame hands a frame to the transports, turning a failure into an MPI error.
 func (r *rank) sendFrame(f *transport.Frame) error {
+	r.window = min(r.window, f.Arrival) // what it sets off happens after it arrives (virtual_window.go); 0 in real mode
 	if err := r.out.Send(f); err != nil {
 		f.Release()
 		return &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(int(f.Dst)) + " failed", Err: err}
@@ -313,7 +316,13 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 	case transport.Ack: // send the DATA
 		delete(r.sends, f.SendID)
 		d, owned := r.dataFor(q, f)
-		r.clock.Deal(&f.Header, related, &d.Header, len(q.buf), q.vstart)
+		sent := r.clock.Deal(&f.Header, related, &d.Header, len(q.buf), q.vstart)
+		q.acked = true
+		if !related {
+			// The wait to come ends no earlier than the DATA has left
+			// (foldReady), as this one would have.
+			q.vready = max(q.vready, sent)
+		}
 		f.Free()
 		if err := r.sendFrame(d); err != nil {
 			q.err = err

@@ -101,6 +101,13 @@ func (r *rank) dispatch(f *transport.Frame) {
 	}
 	related := r.relatedTo(f, q)
 	if !related && r.clock.Early(&f.Header) { // never in real mode (nopClock)
+		if f.Borrowed() {
+			// Held until the rank's clock reaches it: the sender must not
+			// wait for that on the host, or a wait of its that is over in
+			// virtual time would end only when this rank moves on, after
+			// events later than its end (the bound of virtual_sensitive.go).
+			_ = f.Own() // a failed read leaves it borrowed, and the job is failing
+		}
 		if q == nil {
 			r.unexpected = append(r.unexpected, f)
 		} else if idx >= 0 {
@@ -189,7 +196,8 @@ func (r *rank) mark(q *Request) {
 	}
 }
 
-// waitFor is the waiting phase of every Wait and Test call: it marks reqs
+// waitFor is the waiting phase of every Wait call, and of the Test calls
+// in real mode (virtual_waitany.go has them in virtual time): it marks reqs
 // as the operations waited for and progresses until cond holds (block) or
 // once (a test). When cond already holds, a blocking wait still passes
 // through the event points of an empty waiting activity, and a test does so
@@ -199,22 +207,12 @@ func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
 	defer r.clock.LeaveEngine()
 	if !cond() {
 		r.waitEpoch++
-		if block || !r.virtual {
-			// A poll in virtual time waits for nothing: what is early
-			// stays early (virtual_sensitive.go).
-			for _, q := range reqs {
-				r.mark(q)
-			}
+		for _, q := range reqs {
+			r.mark(q)
 		}
 		r.waitPhase(cond, block, reqs)
 	} else if block || r.readyPending(reqs) {
 		r.emptyWait(reqs)
-	}
-	if !block && r.virtual {
-		if !(r.settled && r.settleGuess) {
-			r.stats.temporalExact++ // a poll answered for its virtual time
-		}
-		r.clock.Elapse(r.pollCost)
 	}
 }
 

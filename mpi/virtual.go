@@ -290,14 +290,13 @@ func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
 
 var modelKind = [...]vtime.MsgKind{transport.Data: vtime.Data, transport.Req: vtime.Req, transport.Ack: vtime.Ack}
 
-func (c *virtualClock) Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) float64 {
+func (c *virtualClock) Deal(m *transport.Header, related bool, reply *transport.Header, dataSize int, started float64) (done float64) {
 	if int(m.Kind) >= len(modelKind) || modelKind[m.Kind] == 0 {
 		return 0
 	}
-	t := c.m.Deal(vtime.Message{Kind: modelKind[m.Kind], Arrival: m.Arrival, Size: int64(dataSize), Peer: int(m.Src), Started: started}, related)
+	t, done := c.m.Deal(vtime.Message{Kind: modelKind[m.Kind], Arrival: m.Arrival, Size: int64(dataSize), Peer: int(m.Src), Started: started}, related)
 	if reply != nil {
 		reply.Arrival = t
-		return 0
 	}
-	return t
+	return done
 }

@@ -209,6 +209,9 @@ func (a *quiesceAgent) orderLoop() {
 		}
 		switch {
 		case o.Probe != 0:
+			if o.Settled > 0 {
+				a.w.settle(o.Settled)
+			}
 			a.mu.Lock()
 			var s launch.Sample
 			select {
@@ -237,10 +240,14 @@ func (a *quiesceAgent) orderLoop() {
 			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
 				r := a.w.ranks[i]
 				r.guess.Store(o.Speculative)
+				r.until.Store(math.Float64bits(o.Until))
 				r.resolve.Store(anyPark) // gompirun saw the job parked: for the park the rank is in or enters next
 				r.inbox.Kick()
 			}
 			a.orders.Add(1) // after the wake-up: see the file comment
+			if o.Settled > 0 {
+				a.w.settle(o.Settled)
+			}
 		}
 	}
 }
@@ -288,7 +295,12 @@ func (a *quiesceAgent) sample() launch.Sample {
 		}
 		if b := r.stallMin.Load(); b != 0 {
 			if t := math.Float64frombits(b); !s.Cand || t < s.T {
+				if s.Cand {
+					s.Next = s.T
+				}
 				s.Cand, s.T, s.Rank = true, t, r.id
+			} else if s.Next == 0 || t < s.Next {
+				s.Next = t
 			}
 		}
 	}

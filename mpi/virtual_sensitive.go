@@ -161,24 +161,35 @@ func (r *rank) matchWithheld() {
 }
 
 // progressNext deals with the earliest of the rank's pending events: its
-// earliest early REQ/ACK/DATA (progressEarly) or its earliest deferred
-// match. It reports whether there was one, and whether it was a match.
+// earliest early REQ/ACK/DATA (progressEarly), its earliest deferred match,
+// or the choice of its Waitany or Waitsome (virtual_waitany.go). On equal
+// times an early message goes first, then a deferred match, then the
+// choice, since each of the first two can complete a request at that very
+// time. It reports whether there was an event, and whether it was a
+// decision (a match or a choice).
 func (r *rank) progressNext(exact bool) (progressed, decided bool) {
 	q, i, t := r.nextDecision()
-	if q == nil {
-		return r.progressEarly(), false
+	pt := r.pickTime()
+	te := math.Inf(1)
+	if e := r.earliestEarly(); e >= 0 {
+		te = r.early[e].f.Arrival
 	}
-	if e := r.earliestEarly(); e >= 0 && r.early[e].f.Arrival < t {
-		return r.progressEarly(), false
+	switch {
+	case pt < t && pt < te:
+		r.choose(exact)
+		return true, true
+	case q != nil && t <= te:
+		r.decide(q, i, exact)
+		return true, true
 	}
-	r.decide(q, i, exact)
-	return true, true
+	return r.progressEarly(), false
 }
 
 // pendingTime is the earliest of the rank's pending events, as
 // progressNext takes them, and whether it has one.
 func (r *rank) pendingTime() (float64, bool) {
 	_, _, t := r.nextDecision()
+	t = min(t, r.pickTime())
 	if e := r.earliestEarly(); e >= 0 {
 		t = min(t, r.early[e].f.Arrival)
 	}
@@ -224,6 +235,14 @@ func (r *rank) pollStep(done func() bool) bool {
 	}
 	if r.settled {
 		return r.decideDue()
+	}
+	if now, _ := r.clock.Now(); now < r.window {
+		// Nothing due by now can still come (virtual_window.go).
+		if r.dealNext(now) {
+			return true
+		}
+		r.settled, r.settleGuess = true, false
+		return true
 	}
 	if !r.w.local && !r.w.agent.working() {
 		// Nobody can tell that the job settled (no gompirun): answer

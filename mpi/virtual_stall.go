@@ -47,15 +47,16 @@ import (
 // sensitive calls) deal with early messages at once, since a polling loop
 // never parks.
 
-// earliestEarly is the index of the early message other ranks may be
-// waiting for with the smallest t_a, or -1. Those are REQ and ACK (the peer
-// waits for the reply) and rendezvous DATA (its payload is the sender's
-// buffer, which the sender gets back only when the DATA is copied out),
-// whose operation has started here.
+// earliestEarly is the index of the early message whose operation has
+// started here and that someone may be waiting for with the smallest t_a,
+// or -1. Those are REQ and ACK (the peer waits for the reply), rendezvous
+// DATA (its receive is matched, and a Wait for it is likely), and any
+// message of a request a Waitany or Waitsome of this rank chooses among
+// (virtual_waitany.go).
 func (r *rank) earliestEarly() int {
 	best := -1
 	for i, e := range r.early {
-		if e.q == nil || e.f.Kind == transport.Data && e.f.Flags&transport.FlagRendezvous == 0 {
+		if e.q == nil || e.f.Kind == transport.Data && e.f.Flags&transport.FlagRendezvous == 0 && !r.member(e.q) {
 			continue
 		}
 		if best < 0 || e.f.Arrival < r.early[best].f.Arrival {
@@ -110,7 +111,7 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 	}
 	var pick *rank
 	var pickGen uint64
-	pickT := math.Inf(1)
+	pickT, nextT := math.Inf(1), math.Inf(1) // the earliest pending event, and the earliest of the other ranks
 	for _, o := range w.ranks {
 		if o.finished.Load() {
 			continue
@@ -128,14 +129,20 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 		} else if asleep, _ := o.inbox.Asleep(); !asleep || o.blockedIn.Load() == 0 || o.parkGen.Load() != gen {
 			return nil
 		}
-		if b := o.stallMin.Load(); b != 0 && math.Float64frombits(b) < pickT {
-			pick, pickGen, pickT = o, gen, math.Float64frombits(b)
+		if b := o.stallMin.Load(); b != 0 {
+			if t := math.Float64frombits(b); t < pickT {
+				nextT = pickT
+				pick, pickGen, pickT = o, gen, t
+			} else {
+				nextT = min(nextT, t)
+			}
 		}
 	}
 	if pick == nil {
 		return nil
 	}
 	w.settle(pickT)
+	pick.until.Store(math.Float64bits(nextT))
 	pick.resolve.Store(pickGen)
 	if pick != r {
 		pick.inbox.Kick()
@@ -168,7 +175,7 @@ func (r *rank) resolveEarly(block bool) bool {
 	resolve := r.ordered
 	r.ordered = false
 	guess := r.fellBack || resolve && r.guess.Swap(false) // the agent sets guess before resolve
-	resolve = resolve || r.fellBack
+	resolve = resolve || r.fellBack || r.inWindow()
 	r.fellBack = false
 	if !(resolve || !block || !r.w.local && !r.w.agent.working()) {
 		return false
@@ -198,6 +205,7 @@ func (r *rank) parkVirtual(done func() bool) {
 		// event: no need to sleep to be told so.
 		r.ordered = r.resolve.CompareAndSwap(gen, 0)
 		r.unpublishStall()
+		r.takeWindow()
 		return
 	}
 	var fallback *time.Timer
@@ -227,6 +235,7 @@ func (r *rank) parkVirtual(done func() bool) {
 	}
 	r.ordered = r.resolve.CompareAndSwap(gen, 0) || r.resolve.CompareAndSwap(anyPark, 0)
 	r.unpublishStall()
+	r.takeWindow()
 }
 
 // anyPark is a resolve order for whichever park the rank is in or enters
@@ -243,6 +252,10 @@ type stallState struct {
 	resolve atomic.Uint64
 	parkGen atomic.Uint64 // the park the rank is in or last was in (parks)
 	ordered bool          // the last park ended with an order for it
+	// until is the float64 bits of the window an order gives (Order.Until:
+	// the earliest pending event of every other rank), stored before the
+	// order; 0: none. See rank.window.
+	until atomic.Uint64
 
 	// Multi-process worlds with an agent (virtual_quiesce.go).
 	guess     atomic.Bool   // the resolve request is gompirun's fallback, not a detected stall

@@ -46,6 +46,14 @@ func (q *Request) Test() (bool, Status, error) {
 	if q == nil {
 		return true, emptyStatus(), nil
 	}
+	if q.r.virtual {
+		reqs := []*Request{q}
+		if q.r.testVirtual(reqs, func() bool { return known(q) }, func() []int { return []int{0} }) == nil {
+			return false, Status{}, nil
+		}
+		st, err := q.finish()
+		return true, st, err
+	}
 	if !q.done.Load() {
 		q.r.stats.temporal++
 	}
@@ -182,8 +190,13 @@ func Waitany(reqs []*Request) (int, Status, error) {
 	if r == nil {
 		return Undefined, emptyStatus(), nil
 	}
-	r.stats.temporal++
 	r.call = userCall{op: callWaitany}
+	if r.virtual {
+		i := r.waitFirst(reqs, false)[0] // virtual_waitany.go
+		st, err := reqs[i].finish()
+		return i, st, err
+	}
+	r.stats.temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
 	i := r.pickDone(reqs)
 	st, err := reqs[i].finish()
@@ -199,11 +212,78 @@ func (r *rank) anyDone(reqs []*Request) bool {
 	return false
 }
 
+// anyKnown and allKnown are anyDone and allDone for the Test family in
+// virtual time (virtual_waitany.go). Which of several requests Testany
+// and Testsome return is final only once the poll is settled (no other
+// request can still complete by the caller's time), or when it cannot
+// change: every request is known (Testsome), or the lowest-index one is
+// (Testany: it wins ties, lowestKnown).
+func anyKnown(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil && known(q) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowestKnown(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil {
+			return known(q)
+		}
+	}
+	return false
+}
+
+func allKnown(reqs []*Request) bool {
+	for _, q := range reqs {
+		if q != nil && !known(q) {
+			return false
+		}
+	}
+	return true
+}
+
+// knownIdx is the indices of the known requests, for Testsome in virtual
+// time; nonNil those of every request, for Testall.
+func knownIdx(reqs []*Request) []int {
+	var idx []int
+	for i, q := range reqs {
+		if q != nil && known(q) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func nonNil(reqs []*Request) []int {
+	var idx []int
+	for i, q := range reqs {
+		if q != nil {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
 // Testany is the nonblocking Waitany: ok is false when none has completed.
 func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	r := reqOwner(reqs)
 	if r == nil {
 		return Undefined, true, emptyStatus(), nil
+	}
+	if r.virtual {
+		idx := r.testVirtual(reqs, func() bool { return lowestKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int {
+			now, _ := r.clock.Now()
+			idx, _ := firstDone(reqs, now, false)
+			return idx
+		})
+		if idx == nil {
+			return Undefined, false, Status{}, nil
+		}
+		st, err = reqs[idx[0]].finish()
+		return idx[0], true, st, err
 	}
 	r.stats.temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
@@ -223,8 +303,11 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 	if r == nil {
 		return nil, nil, nil
 	}
-	r.stats.temporal++
 	r.call = userCall{op: callWaitsome}
+	if r.virtual {
+		return collectIdx(reqs, r.waitFirst(reqs, true)) // virtual_waitany.go
+	}
+	r.stats.temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
 	return collectDone(reqs)
 }
@@ -235,6 +318,9 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 	if r == nil {
 		return nil, nil, nil
 	}
+	if r.virtual {
+		return collectIdx(reqs, r.testVirtual(reqs, func() bool { return allKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int { return knownIdx(reqs) }))
+	}
 	r.stats.temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
 	return collectDone(reqs)
@@ -242,16 +328,27 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 
 func collectDone(reqs []*Request) ([]int, []Status, error) {
 	var idx []int
-	var st []Status
-	var failed bool
 	for i, q := range reqs {
 		if q != nil && q.done.Load() {
-			s, err := q.finish()
-			s.Err = err
 			idx = append(idx, i)
-			st = append(st, s)
-			failed = failed || err != nil
 		}
+	}
+	return collectIdx(reqs, idx)
+}
+
+// collectIdx finishes the (completed) requests of reqs at idx and gathers
+// their statuses.
+func collectIdx(reqs []*Request, idx []int) ([]int, []Status, error) {
+	if len(idx) == 0 {
+		return nil, nil, nil
+	}
+	st := make([]Status, len(idx))
+	var failed bool
+	for k, i := range idx {
+		s, err := reqs[i].finish()
+		s.Err = err
+		st[k] = s
+		failed = failed || err != nil
 	}
 	if failed {
 		return idx, st, inStatus(st)
@@ -265,6 +362,13 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 	r := reqOwner(reqs)
 	if r == nil {
 		st, err := collectAll(reqs) // every entry nil: empty statuses
+		return true, st, err
+	}
+	if r.virtual {
+		if r.testVirtual(reqs, func() bool { return allKnown(reqs) }, func() []int { return nonNil(reqs) }) == nil {
+			return false, nil, nil
+		}
+		st, err := collectAll(reqs)
 		return true, st, err
 	}
 	r.stats.temporal++

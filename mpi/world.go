@@ -131,6 +131,8 @@ type rank struct {
 	settled     bool                // the current poll's answer is final
 	settleGuess bool                // ... speculatively (no confirmed quiescence)
 	pollCost    float64             // virtual time a poll takes
+	pick        *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
+	window      float64             // no message can reach any rank before this time until this rank sends (virtual_window.go)
 	sends       map[uint64]*Request // rendezvous sends waiting for their ACK
 	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA
 	nextID      uint64
@@ -153,7 +155,7 @@ type rankStats struct {
 	sent, recvd           int64
 	sentBytes, recvdBytes int64
 	dropped               int64
-	temporal              int64 // temporally sensitive calls (Test*, Iprobe, Waitany, AnySource)
+	temporal              int64 // temporally sensitive calls (Test*, Iprobe, Waitany, Waitsome, AnySource)
 	temporalExact         int64 // of which answered in virtual time (virtual_sensitive.go)
 	stalls, speculative   int64 // Algorithm 2 stalls resolved in blocking waits: exactly, speculatively (virtual_stall.go)
 }

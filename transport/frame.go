@@ -204,6 +204,33 @@ func (f *Frame) Borrow(release func()) { f.release = release }
 // Borrowed reports whether the payload is still borrowed from the sender.
 func (f *Frame) Borrowed() bool { return f.release != nil }
 
+// Own gives f a payload of its own: one borrowed from the sender (Borrow)
+// or left in its process (SetFetch) is copied into the frame's buffer and
+// the sender's is released at once. A receiver that keeps a frame for a
+// while (a virtual rank holding a DATA until its model time) calls it so
+// that the sender does not wait on the receiver's progress. A failed fetch
+// leaves f as it was and returns the error.
+func (f *Frame) Own() error {
+	switch {
+	case f.fetch != nil:
+		fetch := f.fetch
+		f.fetch = nil
+		n, err := fetch(f.AllocPayload(int(f.Size)))
+		if err != nil {
+			f.Payload = nil
+			f.fetch = fetch
+			return err
+		}
+		f.Payload = f.Payload[:n]
+	case f.release != nil:
+		f.CopyPayload(f.Payload)
+	default:
+		return nil
+	}
+	f.Release()
+	return nil
+}
+
 // Release returns a borrowed payload to its owner. It is a no-op for frames
 // that own their payload, and idempotent.
 func (f *Frame) Release() {

@@ -103,17 +103,17 @@ func (r *Rank) DueNow(ta float64) bool { return ta <= r.tv }
 func (r *Rank) DueInWait(ta float64) bool { return ta <= r.wait.cur.end }
 
 // Deal is Algorithm 3, DealMessage(c, m). It computes t_temp, the time the
-// target deals with m (lines 1-13), and returns the arrival time of the
-// reply it sends: the ACK answering a REQ (line 15) or the DATA answering an
-// ACK (line 18). A DATA has no reply: for it Deal returns the time its copy
-// into the user buffer completes, t_temp + size/B_mem, which the wait that
-// completes its receive must not end before; when m is related to c that
-// wait is this one (below), otherwise the caller keeps it for the wait to
-// come (a DATA dealt before its receive is waited for, as the resolution
-// of a stall does). When m is an ACK or DATA
-// related to c, the wait ends no earlier than the DATA leaves or lands
-// (lines 21 and 26). A wait for several requests (Waitall) ends at the
-// latest of them, so the end is a running maximum.
+// target deals with m (lines 1-13), and returns reply, the arrival time of
+// the reply it sends: the ACK answering a REQ (line 15) or the DATA
+// answering an ACK (line 18); 0 for a DATA, which has no reply. done is the
+// time the operation m belongs to completes here once m is dealt with: for
+// an ACK the time its DATA has left (t_r, line 21), for a DATA the time its
+// copy into the user buffer completes, t_temp + size/B_mem (line 26); 0 for
+// a REQ, whose receive still waits for its DATA. When m is related to c the
+// wait ends no earlier than done; otherwise the caller keeps done for the
+// wait to come (a message dealt before its operation is waited for, as the
+// resolution of a stall or a Waitany does). A wait for several requests
+// (Waitall) ends at the latest of them, so the end is a running maximum.
 //
 // The paper's assumption, kept here: messages dealt with in the same A_WT
 // do not interact on the target. A message found late (Fig. 4 (c)) is dealt
@@ -121,7 +121,7 @@ func (r *Rank) DueInWait(ta float64) bool { return ta <= r.wait.cur.end }
 // computed in that earlier wait are not revised (VACED-SIM would need
 // checkpointing and rollback for that); the paper notes this makes
 // predictions err on the short side.
-func (r *Rank) Deal(m Message, related bool) (t float64) {
+func (r *Rank) Deal(m Message, related bool) (reply, done float64) {
 	w := &r.wait
 	// Beyond the paper: a message cannot be dealt with before its
 	// operation started. On the target, a REQ or DATA that arrives before
@@ -140,20 +140,16 @@ func (r *Rank) Deal(m Message, related bool) (t float64) {
 	}
 	switch m.Kind {
 	case Req:
-		_, t = r.t.Transfer(ttemp, 0, r.id, m.Peer, &r.nic)
+		_, reply = r.t.Transfer(ttemp, 0, r.id, m.Peer, &r.nic)
 	case Ack:
-		var tr float64
-		tr, t = r.t.Transfer(ttemp, m.Size, r.id, m.Peer, &r.nic)
-		if related {
-			w.cur.end = max(w.cur.end, w.cur.start, tr)
-		}
+		done, reply = r.t.Transfer(ttemp, m.Size, r.id, m.Peer, &r.nic)
 	case Data:
-		t = ttemp + r.t.CopyTime(m.Size)
-		if related {
-			w.cur.end = max(w.cur.end, w.cur.start, t)
-		}
+		done = ttemp + r.t.CopyTime(m.Size)
 	}
-	return t
+	if related && m.Kind != Req {
+		w.cur.end = max(w.cur.end, w.cur.start, done)
+	}
+	return reply, done
 }
 
 // Found is for a waiting activity that looks for a message without dealing

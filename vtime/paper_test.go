@@ -311,7 +311,7 @@ func TestAlgorithm3Line15ReqAnsweredByAck(t *testing.T) {
 	r := NewRank(tianhe(t, 400), 0, nil, 0)
 	r.SimStart()
 	r.WaitStart(false)
-	ta := r.Deal(Message{Kind: Req, Arrival: 2, Size: 1 << 20, Peer: 300}, true)
+	ta, _ := r.Deal(Message{Kind: Req, Arrival: 2, Size: 1 << 20, Peer: 300}, true)
 	if want := 2 + lh(5); !near(ta, want) {
 		t.Errorf("ACK t_a = %g, want t_temp + l(5) = %g (ACK is zero-byte)", ta, want)
 	}
@@ -325,12 +325,12 @@ func TestAlgorithm3Line18AckAnsweredByData(t *testing.T) {
 	r.SimStart()
 	r.WaitStart(false)
 	s := int64(1 << 20)
-	ta := r.Deal(Message{Kind: Ack, Arrival: 2, Size: s, Peer: 12}, true)
+	ta, tr := r.Deal(Message{Kind: Ack, Arrival: 2, Size: s, Peer: 12}, true)
 	if want := 2 + 2*float64(s)/bMem - float64(s)/bMem + float64(s)/bNet + lh(3); !near(ta, want) {
 		t.Errorf("DATA t_a = %g, want %g", ta, want)
 	}
-	if want := 2 + float64(s)/bMem; !near(r.wait.cur.end, want) {
-		t.Errorf("line 21: A_WT_end = %g, want t_temp + s/B_mem = %g", r.wait.cur.end, want)
+	if want := 2 + float64(s)/bMem; !near(r.wait.cur.end, want) || !near(tr, want) {
+		t.Errorf("line 21: A_WT_end = %g, send done at %g, want t_temp + s/B_mem = %g", r.wait.cur.end, tr, want)
 	}
 }
 
@@ -338,9 +338,12 @@ func TestAlgorithm3Line21UnrelatedAckLeavesWaitEnd(t *testing.T) {
 	r := NewRank(tianhe(t, 24), 0, nil, 0)
 	r.SimStart()
 	r.WaitStart(false)
-	r.Deal(Message{Kind: Ack, Arrival: 2, Size: 100, Peer: 12}, false)
+	_, tr := r.Deal(Message{Kind: Ack, Arrival: 2, Size: 100, Peer: 12}, false)
 	if r.wait.cur.end != 0 {
 		t.Errorf("unrelated ACK moved A_WT_end to %g", r.wait.cur.end)
+	}
+	if want := 2 + 100/bMem; !near(tr, want) {
+		t.Errorf("unrelated ACK: the send is done at %g, want t_temp + s/B_mem = %g for the wait to come", tr, want)
 	}
 }
 
@@ -354,7 +357,7 @@ func TestAlgorithm3Line26DataCopyEnd(t *testing.T) {
 		r := NewRank(tianhe(t, 24), 0, nil, 0)
 		r.SimStart()
 		r.WaitStart(false)
-		got := r.Deal(Message{Kind: Data, Arrival: 2, Size: s, Peer: 12}, related)
+		_, got := r.Deal(Message{Kind: Data, Arrival: 2, Size: s, Peer: 12}, related)
 		if want := 2 + float64(s)/bMem; !near(got, want) {
 			t.Errorf("related %v: copy ends at %g, want t_temp + s/B_mem = %g", related, got, want)
 		}
@@ -409,7 +412,7 @@ func TestDealNotBeforeOperationStarted(t *testing.T) {
 	r.Elapse(8)
 	r.WaitStart(false)
 	// Algorithm 3 alone would answer at A_WT_start[0] = 2.
-	ta := r.Deal(Message{Kind: Req, Arrival: 1, Peer: 12, Started: 7}, true)
+	ta, _ := r.Deal(Message{Kind: Req, Arrival: 1, Peer: 12, Started: 7}, true)
 	if want := 7 + lh(3); !near(ta, want) {
 		t.Errorf("ACK t_a = %g, want posting time 7 + l(3) = %g", ta, want)
 	}

@@ -195,7 +195,7 @@ func (r *Rank) Result() RankResult {
 	res := RankResult{
 		Rank: r.id, End: r.end, Finished: r.ended,
 		Computation: r.comp, Communication: r.comm, Waiting: r.waiting,
-		Waits: r.wait.num, HistoryMisses: r.wait.misses,
+		Waits: r.wait.num, HistoryMisses: r.wait.misses, HistoryKept: len(r.wait.hist),
 	}
 	if r.hostConcurrency > 0 { // measured, and told the host's concurrency
 		res.Contention, res.NodeRanks, res.HostConcurrency = r.contention, r.nodeRanks, r.hostConcurrency

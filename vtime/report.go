@@ -24,6 +24,7 @@ type RankResult struct {
 	Waiting       float64 `json:"waiting"`
 	Waits         int     `json:"waits"`                    // waiting activities
 	HistoryMisses int     `json:"history_misses,omitempty"` // see waitState
+	HistoryKept   int     `json:"history_kept,omitempty"`   // waits kept for Algorithm 3 at the end (HistoryLen)
 
 	// Contention is the factor S(k_t) / S(k_h) by which the rank's measured
 	// computation was scaled besides the CPU scale (contention.go):
@@ -61,6 +62,7 @@ type Report struct {
 	Communication Stat    `json:"communication"`
 	Waiting       Stat    `json:"waiting"`
 	HistoryMisses int     `json:"history_misses"`
+	HistoryKept   int     `json:"history_kept"` // the most waits a rank kept for Algorithm 3 at the end
 	Unfinished    []int   `json:"unfinished,omitempty"`
 	// Contention summarises the ranks' contention factors; nil when every
 	// rank's measured computation was charged as measured (factor 1).
@@ -138,6 +140,7 @@ func Summarize(machine string, cpuScale float64, results []RankResult, wall floa
 	rep.Waiting = stat(func(r *RankResult) float64 { return r.Waiting })
 	for _, r := range rs {
 		rep.HistoryMisses += r.HistoryMisses
+		rep.HistoryKept = max(rep.HistoryKept, r.HistoryKept)
 		if !r.Finished {
 			rep.Unfinished = append(rep.Unfinished, r.Rank)
 		}

@@ -1,6 +1,9 @@
 package launch
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // Job-wide quiescence detection: the stalls of virtual-time runs
 // (mpi/virtual_stall.go, docs/model.md "Stalls") and the deadlocks of every
@@ -21,6 +24,15 @@ import "strings"
 // received), nothing was in flight either. Then the rank holding the
 // earliest early message (by its virtual arrival time; ties: lowest rank)
 // is told to deal with it, exactly as one process does.
+//
+// The order also carries two bounds for that rank and for every process.
+// Until is the earliest pending event of every other rank: until the rank
+// sends a message, nothing can reach any rank before it, so the rank may
+// act on its own events earlier than Until (a poll, a choice among
+// candidates) without another wave: the conservative protocol's lookahead
+// (mpi/virtual_waitany.go). Settled, sent with every probe, is the time
+// of the last exact resolution: every message still to come arrives no
+// earlier, so ranks forget the waits before it (mpi.rank.forgetSettled).
 
 // Sample is a process's state as its agent saw it.
 type Sample struct {
@@ -33,6 +45,7 @@ type Sample struct {
 	Cand     bool    `msgpack:"c,omitempty"` // a parked rank holds an early message others wait for
 	T        float64 `msgpack:"t,omitempty"` // its virtual arrival time, the earliest here
 	Rank     int     `msgpack:"k,omitempty"` // the rank holding it (the lowest on ties); without one, the lowest parked rank
+	Next     float64 `msgpack:"n,omitempty"` // the earliest candidate of the process's other ranks; 0: none
 	Blocked  string  `msgpack:"b,omitempty"` // when Quiet without candidate: what its ranks wait in, a line each
 
 	// An answer to Order.Describe, which the Detector never sees.
@@ -54,18 +67,26 @@ type Order struct {
 	Rank        int    `msgpack:"k,omitempty"`
 	Speculative bool   `msgpack:"g,omitempty"` // the fallback, not a detected stall
 	Describe    bool   `msgpack:"d,omitempty"` // answer with what each rank does (Sample.States)
+	// Until, with Resolve: the earliest pending event of every other rank
+	// (+Inf: none); 0 for a speculative order.
+	Until float64 `msgpack:"u,omitempty"`
+	// Settled, with Probe and Resolve: the time of the last exact
+	// resolution, a lower bound on every arrival still to come; 0: none yet.
+	Settled float64 `msgpack:"e,omitempty"`
 }
 
 // Action is what the Detector asks its driver to do.
 type Action struct {
 	Probe       uint64 // send Order{Probe, Arm} to every process still connected
 	Arm         bool
-	Resolve     bool // send Order{Resolve, Rank, Speculative} to process Proc
+	Resolve     bool // send Order{Resolve, Rank, Speculative, Until, Settled} to process Proc
 	Speculative bool
 	Proc        int
 	Rank        int
-	Deadlock    bool   // the job is deadlocked: every unfinished rank waits, nothing can wake one (Proc, Rank: the first)
-	Blocked     string // for Deadlock: the ranks and what they wait in, a line each
+	Until       float64 // Order.Until
+	Settled     float64 // Order.Settled, with Probe and Resolve
+	Deadlock    bool    // the job is deadlocked: every unfinished rank waits, nothing can wake one (Proc, Rank: the first)
+	Blocked     string  // for Deadlock: the ranks and what they wait in, a line each
 }
 
 // The driver calls Tick every TickEvery of host time (watch.go). Ticks
@@ -95,12 +116,14 @@ type Detector struct {
 	have    []bool
 	gone    []bool
 	wave    uint64 // wave in flight, 0 when none
+	armed   bool   // the wave in flight's Arm
 	waves   uint64 // last wave number used
 	base    []Sample
 	resp    []Sample
 	got     []bool
-	issued  int64 // resolve orders given: they count as sent, their consumption as received
-	guessed int64 // of which speculative
+	issued  int64   // resolve orders given: they count as sent, their consumption as received
+	guessed int64   // of which speculative
+	settled float64 // the candidate time of the last exact resolve order
 
 	strikes   int // consecutive deadlock verdicts, all on the samples strikeAt
 	strikeAt  []Sample
@@ -114,6 +137,17 @@ func NewDetector(n int) *Detector {
 	return &Detector{n: n, latest: make([]Sample, n), have: make([]bool, n), gone: make([]bool, n),
 		base: make([]Sample, n), resp: make([]Sample, n), got: make([]bool, n),
 		strikeAt: make([]Sample, n), stuckAt: make([]Sample, n)}
+}
+
+// InFlight is the probe of the wave in flight (Action.Probe 0: none). A
+// process whose connection opens while a wave is out was not sent its
+// probe: the driver sends it, or the wave would wait for an answer until
+// abandoned (AbandonTicks).
+func (d *Detector) InFlight() Action {
+	if d.wave == 0 {
+		return Action{}
+	}
+	return Action{Probe: d.wave, Arm: d.armed, Settled: d.settled}
 }
 
 // Resolved is the number of resolve orders given, and of those the
@@ -238,6 +272,7 @@ func (d *Detector) startWave(arm bool) Action {
 	copy(d.base, d.latest)
 	d.waves++
 	d.wave = d.waves
+	d.armed = arm
 	d.waveTicks = 0
 	for p := range d.got {
 		d.got[p] = d.gone[p]
@@ -245,7 +280,7 @@ func (d *Detector) startWave(arm bool) Action {
 			d.resp[p] = d.latest[p]
 		}
 	}
-	return Action{Probe: d.wave, Arm: arm}
+	return Action{Probe: d.wave, Arm: arm, Settled: d.settled}
 }
 
 func (d *Detector) allQuiet(ss []Sample) bool {
@@ -278,6 +313,22 @@ func earliest(ss []Sample) int {
 	return best
 }
 
+// until is the earliest candidate of every rank but the one process best
+// names (Order.Until): the others' in their samples, and those of best's
+// other ranks in its Next.
+func until(ss []Sample, best int) float64 {
+	t := math.Inf(1)
+	for p, s := range ss {
+		if p != best && s.Cand {
+			t = min(t, s.T)
+		}
+	}
+	if n := ss[best].Next; n > 0 {
+		t = min(t, n)
+	}
+	return t
+}
+
 // balanced reports whether everything sent has been consumed.
 func (d *Detector) balanced(ss []Sample) bool {
 	sent, recvd := d.issued, int64(0)
@@ -305,7 +356,8 @@ func (d *Detector) conclude() Action {
 	if best := earliest(d.resp); best >= 0 {
 		d.strikes = 0
 		d.issued++
-		return Action{Resolve: true, Proc: best, Rank: d.resp[best].Rank}
+		d.settled = max(d.settled, d.resp[best].T)
+		return Action{Resolve: true, Proc: best, Rank: d.resp[best].Rank, Until: until(d.resp, best), Settled: d.settled}
 	}
 	parked := 0
 	for _, s := range d.resp {

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -364,5 +365,82 @@ func TestWatchOverTheExchange(t *testing.T) {
 	}
 	for _, w := range ws {
 		w.Close()
+	}
+}
+
+// A resolve order carries Until, the earliest candidate of every other
+// rank (those of other processes, and the resolving process's others in
+// its Next), and Settled, the resolved candidate's time, which later
+// probes carry too; alone in the job a candidate's Until is unbounded.
+func TestDetectorBoundsUntilAndSettled(t *testing.T) {
+	resolve := func(ss []Sample) (*Detector, Action) {
+		d := NewDetector(len(ss))
+		var a Action
+		for p := range ss {
+			if b := d.Report(p, ss[p]); b != (Action{}) {
+				a = b
+			}
+		}
+		return d, settle(d, ss, a)
+	}
+	p0 := holding(quiet(1, 1, 1, 2), 1e-3, 1)
+	p0.Next = 4e-3
+	d, a := resolve([]Sample{p0, holding(quiet(1, 1, 1, 1), 3e-3, 2), quiet(1, 1, 1, 1)})
+	if !a.Resolve || a.Proc != 0 || a.Rank != 1 || a.Until != 3e-3 || a.Settled != 1e-3 {
+		t.Fatalf("got %+v, want process 0 to resolve rank 1 with Until 3e-3 and Settled 1e-3", a)
+	}
+	// The order consumed, a rank holds a candidate again: the probe that
+	// follows carries the settled time.
+	if p := d.Report(0, holding(quiet(1, 2, 2, 2), 2e-3, 0)); p.Probe == 0 || p.Settled != 1e-3 {
+		t.Fatalf("got %+v, want a probe carrying Settled 1e-3", p)
+	}
+
+	p0.Next = 2e-3
+	if _, a = resolve([]Sample{p0, holding(quiet(1, 1, 1, 1), 3e-3, 2)}); !a.Resolve || a.Until != 2e-3 {
+		t.Fatalf("got %+v, want Until 2e-3, the next candidate of the resolving process", a)
+	}
+	if _, a = resolve([]Sample{holding(quiet(1, 1, 1, 1), 3e-3, 0), quiet(1, 1, 1, 1)}); !a.Resolve || !math.IsInf(a.Until, 1) {
+		t.Fatalf("got %+v, want an unbounded Until with no other candidate", a)
+	}
+}
+
+// A process whose watch connection opens while a wave is out is sent that
+// wave's probe at once: the wave does not wait for it until abandoned.
+func TestWatchLateJoinerGetsTheWaveInFlight(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.sock")
+	s, err := Serve(path, "tok", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	early, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
+	if err := early.Send(holding(quiet(0, 0, 1, 1), 1e-3, 0)); err != nil {
+		t.Fatal(err)
+	}
+	o, err := early.Next() // the wave, sent to process 0 alone
+	if err != nil || o.Probe == 0 {
+		t.Fatalf("process 0 got %+v, %v; want a probe", o, err)
+	}
+	late, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	got := make(chan Order, 1)
+	go func() {
+		o, _ := late.Next()
+		got <- o
+	}()
+	select {
+	case lo := <-got:
+		if lo.Probe != o.Probe || !lo.Arm {
+			t.Fatalf("the late process got %+v, want the probe of wave %d, armed", lo, o.Probe)
+		}
+	case <-time.After(TickEvery / 2):
+		t.Fatal("the late process was not probed before the next tick")
 	}
 }

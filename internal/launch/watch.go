@@ -65,6 +65,11 @@ func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgp
 	}
 	h.conns[p] = &watchConn{c: c, enc: enc}
 	h.joined[p] = true
+	if a := h.d.InFlight(); a.Probe != 0 {
+		// The wave went out before this process joined: it must answer
+		// too (a wave waiting for it cost the job AbandonTicks, a second).
+		h.send(p, Order{Probe: a.Probe, Arm: a.Arm, Settled: a.Settled})
+	}
 	if h.ticker == nil {
 		h.ticker = time.NewTicker(TickEvery)
 		go h.tick(h.ticker.C)
@@ -110,10 +115,10 @@ func (h *watchHub) do(a Action) {
 	switch {
 	case a.Probe != 0:
 		for p := range h.conns {
-			h.send(p, Order{Probe: a.Probe, Arm: a.Arm})
+			h.send(p, Order{Probe: a.Probe, Arm: a.Arm, Settled: a.Settled})
 		}
 	case a.Resolve:
-		h.send(a.Proc, Order{Resolve: true, Rank: a.Rank, Speculative: a.Speculative})
+		h.send(a.Proc, Order{Resolve: true, Rank: a.Rank, Speculative: a.Speculative, Until: a.Until, Settled: a.Settled})
 	case a.Deadlock:
 		select {
 		case h.s.Failures <- Failure{Proc: a.Proc, Rank: a.Rank, Code: 1, Msg: DeadlockReport(a.Blocked)}:
