@@ -106,6 +106,10 @@ type eventClock interface {
 	// Now is the rank's current time for Wtime: virtual seconds in virtual
 	// mode. ok is false in real mode (Wtime then reads the host clock).
 	Now() (t float64, ok bool)
+	// Bound is, for another goroutine, a lower bound on the rank's time
+	// while it computes between MPI calls (vtime.Rank.Bound); ok is false
+	// otherwise, and always in real mode.
+	Bound() (t float64, ok bool)
 	// Elapse adds d seconds of computation without using the host CPU.
 	Elapse(d float64)
 }
@@ -130,4 +134,5 @@ func (nopClock) ForgetBefore(float64)                                           
 func (nopClock) EnterEngine()                                                          {}
 func (nopClock) LeaveEngine()                                                          {}
 func (nopClock) Now() (float64, bool)                                                  { return 0, false }
+func (nopClock) Bound() (float64, bool)                                                { return 0, false }
 func (nopClock) Elapse(float64)                                                        {}

@@ -286,6 +286,7 @@ func (c *virtualClock) Ready(copied float64)               { c.m.Ready(copied) }
 func (c *virtualClock) EnterEngine()                       { c.m.EnterEngine() }
 func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine() }
 func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
+func (c *virtualClock) Bound() (float64, bool)             { return c.m.Bound() }
 func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
 
 var modelKind = [...]vtime.MsgKind{transport.Data: vtime.Data, transport.Req: vtime.Req, transport.Ack: vtime.Ack}

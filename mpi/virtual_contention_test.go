@@ -27,8 +27,9 @@ func (m *scriptedMeter) End() float64 {
 	*m.bursts++
 	return m.burst
 }
-func (m *scriptedMeter) Peek() float64 { return 0 }
-func (m *scriptedMeter) Abandon()      { m.on = false }
+func (m *scriptedMeter) Peek() float64    { return 0 }
+func (m *scriptedMeter) Abandon()         { m.on = false }
+func (m *scriptedMeter) Running() float64 { return 0 }
 
 // contendedMachine has 4 cores per node whose ranks slow each other by
 // S(2) = 1.2, S(3) = S(4) = 1.4.

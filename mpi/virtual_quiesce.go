@@ -286,7 +286,18 @@ func (a *quiesceAgent) sample() launch.Sample {
 		}
 		asleep, nap := r.inbox.Asleep()
 		if !asleep || r.blockedIn.Load() == 0 {
-			return launch.Sample{}
+			// Computing between MPI calls: quiet, with a bound on what
+			// it does next (computingBound); anything else is not.
+			b, ok := r.computingBound()
+			if !ok {
+				return launch.Sample{}
+			}
+			if s.Computing == 0 || b < s.Bound {
+				s.Bound = b
+			}
+			s.Computing++
+			s.Activity += nap
+			continue
 		}
 		s.Parked++
 		s.Activity += nap
@@ -309,7 +320,7 @@ func (a *quiesceAgent) sample() launch.Sample {
 	}
 	if !s.Cand {
 		s.Rank = lowest
-		if s.Parked > 0 {
+		if s.Parked > 0 && s.Computing == 0 {
 			s.Blocked = a.blocked()
 		}
 	}

@@ -112,6 +112,7 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 	var pick *rank
 	var pickGen uint64
 	pickT, nextT := math.Inf(1), math.Inf(1) // the earliest pending event, and the earliest of the other ranks
+	computing := math.Inf(1)                 // the least bound of the ranks computing between MPI calls
 	for _, o := range w.ranks {
 		if o.finished.Load() {
 			continue
@@ -127,7 +128,15 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 				return nil
 			}
 		} else if asleep, _ := o.inbox.Asleep(); !asleep || o.blockedIn.Load() == 0 || o.parkGen.Load() != gen {
-			return nil
+			// Not parked: a rank computing between MPI calls with nothing
+			// queued does everything to come at its bound or later
+			// (computingBound); any other rank may do anything.
+			b, ok := o.computingBound()
+			if !ok {
+				return nil
+			}
+			computing = min(computing, b)
+			continue
 		}
 		if b := o.stallMin.Load(); b != 0 {
 			if t := math.Float64frombits(b); t < pickT {
@@ -138,9 +147,10 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 			}
 		}
 	}
-	if pick == nil {
-		return nil
+	if pick == nil || pickT >= computing {
+		return nil // nothing to do, or a computing rank may still come first
 	}
+	nextT = min(nextT, computing)
 	w.settle(pickT)
 	pick.until.Store(math.Float64bits(nextT))
 	pick.resolve.Store(pickGen)
@@ -150,14 +160,31 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 	return pick
 }
 
+// computingBound is, for a rank computing between MPI calls with nothing
+// queued for it, a lower bound on the time of everything it will do
+// (vtime.Rank.Bound: its clock so far, which grows with its CPU time);
+// ok is false for a rank in any other state. A frame waiting in its inbox
+// could, once dealt with, answer at that frame's old time, so it must
+// have none.
+func (r *rank) computingBound() (float64, bool) {
+	b, ok := r.clock.Bound()
+	if !ok || !r.inbox.Drained() {
+		return 0, false
+	}
+	return b, true
+}
+
 // parkedFallback bounds how long a rank of a multi-process world stays
-// parked with early messages before it resolves the stall itself,
-// speculatively. gompirun resolves a stall once every rank of the job is
-// parked (a few round trips: under a millisecond on an idle host), so this
-// fires only while a rank of the job polls (Test in a loop: its process
-// is never parked, and without it such a job would livelock) or computes
-// for longer than this in host time, or if gompirun cannot be reached.
-var parkedFallback = 2 * time.Second
+// parked with a pending event before it acts on it itself, speculatively.
+// gompirun resolves once every rank of the job is parked, or computing
+// with a clock past the event (computingBound), which takes a few round
+// trips (under a millisecond on an idle host) or as long as a computing
+// rank takes to pass it; polls park too. So this is a safety net for
+// gompirun's detection, not a path a working job takes: it fires only for
+// a rank that waits on one whose computation from before the event lasts
+// longer than this in host time. (It was 2 s while polls did not park and
+// computing ranks had no bound: then it was what kept such jobs going.)
+var parkedFallback = 30 * time.Second
 
 // resolveEarly is called by a waiting phase that found its inbox empty: it
 // deals with the earliest early REQ/ACK/DATA, or decides the earliest

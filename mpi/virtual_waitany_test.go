@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -308,5 +309,63 @@ func TestVirtualTestanyChoosesAsTheTarget(t *testing.T) {
 				t.Errorf("testsome %v, run %d: got %v, want %v", some, run, got, want)
 			}
 		}
+	}
+}
+
+// burnThread spends d of the calling thread's CPU time.
+func burnThread(t *testing.T, d time.Duration) {
+	start := threadCPU(t)
+	x := 1.0
+	for threadCPU(t)-start < d {
+		for i := 0; i < 1000; i++ {
+			x = x*1.0000001 + 1e-9
+		}
+	}
+	if x == 0 {
+		println()
+	}
+}
+
+// TestVirtualComputingRankDoesNotHoldDecisions: with measured computation,
+// a master's AnySource receive is decided once a worker still computing
+// has passed the candidate's time on its clock (vtime.Rank.Bound), not
+// when it finishes: the master gets the quick worker's result on the host
+// before the slow worker's long computation ends, and the results still
+// come in the target's order.
+func TestVirtualComputingRankDoesNotHoldDecisions(t *testing.T) {
+	v := tianhe1aVirtual(t, 3, 1) // skips without the thread CPU clock
+	var slowDone, firstBeforeSlow atomic.Bool
+	var got []int
+	runVirtualBounded(t, v, func(c *Comm) error {
+		switch c.Rank() {
+		case 1:
+			c.Elapse(5 * time.Millisecond)
+			return Send(c, []int64{1}, 0, 1)
+		case 2:
+			burnThread(t, 600*time.Millisecond)
+			slowDone.Store(true)
+			return Send(c, []int64{2}, 0, 1)
+		}
+		buf := []int64{0}
+		for range 2 {
+			st, err := Recv(c, buf, AnySource, 1)
+			if err != nil {
+				return err
+			}
+			if len(got) == 0 {
+				firstBeforeSlow.Store(!slowDone.Load())
+			}
+			got = append(got, st.Source)
+		}
+		return nil
+	})
+	if !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("sources in order %v, want [1 2]", got)
+	}
+	if !firstBeforeSlow.Load() {
+		t.Error("the first result was taken only after the slow worker finished computing")
+	}
+	if rep := v.Report(); rep.TemporalExact != rep.Temporal {
+		t.Errorf("%d sensitive calls, %d answered in virtual time", rep.Temporal, rep.TemporalExact)
 	}
 }

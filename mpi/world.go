@@ -348,6 +348,10 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 		now, ok := w.allAsleep()
 		if ok && w.resolveStall(nil, false) != nil {
 			ok = false // a stall of Algorithm 2, not a deadlock: resolved
+		} else if !ok && w.stalls.Load() > 0 {
+			// Ranks that compute may have passed the earliest pending
+			// event since the last rank parked (computingBound).
+			w.resolveStall(nil, false)
 		}
 		if ok && (strikes == 0 || equalU64(now, naps)) {
 			strikes++

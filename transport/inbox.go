@@ -246,6 +246,10 @@ func (ib *Inbox) crowded() bool {
 // Empty reports whether nothing is queued. Only the owner may call it.
 func (ib *Inbox) Empty() bool { return ib.q.empty() }
 
+// Drained is Empty for any goroutine: a snapshot of whether nothing is
+// queued, which a producer may change at once.
+func (ib *Inbox) Drained() bool { return ib.q.drained() }
+
 // Spins reports whether Park spins before it sleeps (SetSpin). Sources
 // that spin on their own before the owner sleeps (SleepWatcher) follow it.
 func (ib *Inbox) Spins() bool { return ib.spin.Checks > 0 || ib.spin.For > 0 }

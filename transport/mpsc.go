@@ -13,6 +13,9 @@ type mpsc struct {
 	top   atomic.Pointer[Frame] // pushed frames, newest first
 	_     [cacheLine - 8]byte
 	local *Frame // consumer only: taken frames, oldest first
+	// held says local is not empty, for other goroutines (drained); the
+	// consumer stores it only when that changes, once per batch taken.
+	held atomic.Bool
 }
 
 // cacheLine keeps fields written by different cores on different lines.
@@ -34,6 +37,10 @@ func (q *mpsc) push(f *Frame) {
 // empty reports whether pop would return nil. Consumer only.
 func (q *mpsc) empty() bool { return q.local == nil && q.top.Load() == nil }
 
+// drained reports whether no frame waits, pushed or taken; any goroutine
+// may ask (a snapshot: a producer may push at any time).
+func (q *mpsc) drained() bool { return q.top.Load() == nil && !q.held.Load() }
+
 // pushedEmpty reports whether no frame waits on the shared stack; any
 // goroutine may ask.
 func (q *mpsc) pushedEmpty() bool { return q.top.Load() == nil }
@@ -51,8 +58,14 @@ func (q *mpsc) pop() *Frame {
 			g.next = f
 			f, g = g, n
 		}
+		if f.next != nil {
+			q.held.Store(true)
+		}
 	}
 	q.local = f.next
+	if q.local == nil && q.held.Load() {
+		q.held.Store(false)
+	}
 	f.next = nil
 	return f
 }

@@ -2,6 +2,7 @@ package vtime
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +18,10 @@ type Meter interface {
 	Peek() float64
 	// Abandon releases what Begin took, for a rank that dies mid-burst.
 	Abandon()
+	// Running is the length of the burst in progress in seconds as
+	// another goroutine sees it (0 when it cannot tell); safe to call from
+	// any goroutine while a burst is measured (Rank.Bound).
+	Running() float64
 }
 
 // ThreadCPU makes Meters that read the calling thread's CPU time
@@ -53,6 +58,9 @@ type threadMeter struct {
 	gate *ThreadCPU
 	held bool
 	t1   time.Duration
+	// For Running, from other goroutines: the burst's thread and t1.
+	tid     atomic.Int32
+	shared1 atomic.Int64
 }
 
 func (m *threadMeter) Begin() {
@@ -60,6 +68,20 @@ func (m *threadMeter) Begin() {
 	runtime.LockOSThread()
 	m.held = true
 	m.t1, _ = threadNow()
+	m.tid.Store(int32(threadID()))
+	m.shared1.Store(int64(m.t1))
+}
+
+func (m *threadMeter) Running() float64 {
+	tid := m.tid.Load()
+	if tid <= 0 {
+		return 0
+	}
+	t, err := threadCPUOf(int(tid))
+	if err != nil {
+		return 0
+	}
+	return max(t-time.Duration(m.shared1.Load()), 0).Seconds()
 }
 
 func (m *threadMeter) End() float64 {

@@ -94,3 +94,51 @@ func TestThreadCPUBoundsConcurrentBursts(t *testing.T) {
 		t.Errorf("peak concurrent bursts %d, want 1..2", p)
 	}
 }
+
+// TestRankBoundWhileComputing: while a rank computes, another goroutine
+// reads a lower bound on its clock that grows with the CPU time the rank's
+// thread spends (read through that thread's clock) and with Elapse, never
+// passes what the burst is charged, and is gone once the rank is in an MPI
+// activity.
+func TestRankBoundWhileComputing(t *testing.T) {
+	cpu, err := NewThreadCPU(0)
+	if err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	r := NewRank(tianhe(t, 2), 0, cpu.Meter(), 2) // cpu-scale 2
+	if _, ok := r.Bound(); ok {
+		t.Fatal("a bound before the rank started")
+	}
+	half, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		r.SimStart()
+		burn(20 * time.Millisecond)
+		r.Elapse(1)
+		close(half)
+		burn(20 * time.Millisecond)
+		r.Begin() // an MPI activity starts: the burst is charged
+		<-half
+	}()
+	<-half
+	b1, ok := r.Bound()
+	if !ok || b1 < 1+2*0.019 {
+		t.Fatalf("bound %v (ok %v) after 20 ms of CPU at scale 2 and Elapse(1): want at least 1.038", b1, ok)
+	}
+	var b2 float64
+	for {
+		b, ok := r.Bound()
+		if !ok {
+			break
+		}
+		if b < b2 {
+			t.Fatalf("the bound went back from %v to %v", b2, b)
+		}
+		b2 = b
+		time.Sleep(time.Millisecond)
+	}
+	<-done
+	if b2 <= b1 || b2 > r.Now() {
+		t.Errorf("bound grew from %v to %v; the burst ended at t_V = %v", b1, b2, r.Now())
+	}
+}

@@ -52,7 +52,8 @@ func (f *fakeMeter) Peek() float64 {
 	}
 	return f.now - f.t1
 }
-func (f *fakeMeter) Abandon() { f.on = false }
+func (f *fakeMeter) Abandon()         { f.on = false }
+func (f *fakeMeter) Running() float64 { return f.Peek() }
 
 func TestEq3SendTimes(t *testing.T) {
 	tg := tianhe(t, 400)

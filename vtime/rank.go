@@ -1,9 +1,14 @@
 package vtime
 
+import (
+	"math"
+	"sync/atomic"
+)
+
 // Rank is one rank's virtual clock: VACED-SIM's three private variables
 // t_V, t'1 and t'2 (Sect. 3.2) and their update rules at the 12 event
 // points, plus the waiting activity's history (earlyqueue.go). It is used by
-// the rank's own goroutine only.
+// the rank's own goroutine only, but for Bound.
 //
 // The event methods come in the order the protocol engine calls them:
 //
@@ -41,6 +46,14 @@ type Rank struct {
 	comp, comm, waiting float64 // time by kind of activity
 	ended               bool
 	end                 float64 // t_V at E_End
+
+	// What Bound reads from other goroutines while the rank computes:
+	// busy is odd while a burst is open (between an end event outside the
+	// engine and the next start event), base is t_V's float64 bits when it
+	// opened, plus what Elapse added since. open is the rank's own copy.
+	busy atomic.Uint64
+	base atomic.Uint64
+	open bool
 }
 
 // NewRank makes rank id's clock on target t. meter measures computation
@@ -85,7 +98,33 @@ func (r *Rank) Elapse(d float64) {
 	if d > 0 {
 		r.tv += d
 		r.comp += d
+		if r.open {
+			r.base.Store(math.Float64bits(r.tv))
+		}
 	}
+}
+
+// Bound is, for any goroutine, a lower bound on the rank's virtual time
+// while it computes between MPI calls: t_V when the burst began, plus
+// Elapse since, plus the burst's CPU time so far, scaled. Whatever the rank
+// does next, it does at that time or later, so every message it will send
+// arrives later still: the conservative protocol's bound for a rank that is
+// neither parked nor in an MPI call (package mpi, virtual_stall.go). ok is
+// false when the rank is not computing: in an MPI call, parked, or not
+// started. The bound grows while the burst lasts.
+func (r *Rank) Bound() (t float64, ok bool) {
+	s := r.busy.Load()
+	if s%2 == 0 {
+		return 0, false
+	}
+	t = math.Float64frombits(r.base.Load())
+	if r.meter != nil {
+		t += r.burstScale * r.meter.Running()
+	}
+	if r.busy.Load() != s {
+		return 0, false // the burst ended meanwhile: what was read may be past its end
+	}
+	return t, true
 }
 
 // SimStart is E_Start: t_V = 0, t'1 = now.
@@ -148,6 +187,10 @@ func (r *Rank) Abandon() {
 
 // pause ends a computation burst (t'2 = now) and charges it to t_V.
 func (r *Rank) pause() {
+	if r.open {
+		r.open = false
+		r.busy.Add(1) // before the burst's end is read: see Bound
+	}
 	if r.meter == nil {
 		return
 	}
@@ -159,8 +202,18 @@ func (r *Rank) pause() {
 // resume starts a computation burst: t'1 = now, unless the engine's own
 // work is in progress (EnterEngine), whose end starts it instead.
 func (r *Rank) resume() {
-	if r.meter != nil && r.engine == 0 {
+	if r.engine != 0 {
+		return
+	}
+	if !r.open {
+		r.base.Store(math.Float64bits(r.tv)) // before the burst's t'1: not charged to it
+	}
+	if r.meter != nil {
 		r.meter.Begin()
+	}
+	if !r.open {
+		r.open = true
+		r.busy.Add(1) // after the meter's t'1 and thread are recorded: see Bound
 	}
 }
 

@@ -580,6 +580,37 @@ func TestVirtualSettledHistoryAcrossProcesses(t *testing.T) {
 	}
 }
 
+// TestVirtualComputingRankAcrossProcesses: over processes too, a rank that
+// computes does not hold a decision it cannot change: rank 0's AnySource
+// receive takes rank 1's result once rank 2's clock (measured CPU time)
+// has passed it, while rank 2 still computes, and the results come in the
+// target's order.
+func TestVirtualComputingRankAcrossProcesses(t *testing.T) {
+	prog := vprog(t, "polls")
+	rep, r := vrun(t, nil, "-np", "3", "-virtual", "3", "-cpu-scale", "1", "-machine", "tianhe1a", prog, "-mode", "compute")
+	var first, slow int64
+	var sources []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		switch f := strings.Fields(line); {
+		case strings.HasPrefix(line, "first at "):
+			first, _ = strconv.ParseInt(f[2], 10, 64)
+		case strings.HasPrefix(line, "slow done at "):
+			slow, _ = strconv.ParseInt(f[3], 10, 64)
+		case strings.HasPrefix(line, "source "):
+			sources = append(sources, f[1])
+		}
+	}
+	if strings.Join(sources, " ") != "1 2" || first == 0 || slow == 0 {
+		t.Fatalf("unexpected output:\n%s", r.stdout)
+	}
+	if first >= slow {
+		t.Errorf("rank 0 got its first result %d ns after rank 2 finished computing; want before", first-slow)
+	}
+	if rep.TemporalExact != rep.Temporal {
+		t.Errorf("%d sensitive calls, %d answered in virtual time", rep.Temporal, rep.TemporalExact)
+	}
+}
+
 // TestVirtualPollsAcrossProcesses: Iprobe loops answer in virtual time over
 // processes as in one: ranks that reach rank 0 in the reverse order on the
 // host (testdata/polls sleeps the highest rank least) are found in their

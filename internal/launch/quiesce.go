@@ -37,7 +37,7 @@ import (
 // Sample is a process's state as its agent saw it.
 type Sample struct {
 	Wave     uint64  `msgpack:"w,omitempty"` // the probe it answers; 0: sent unasked
-	Quiet    bool    `msgpack:"q,omitempty"` // every unfinished rank parked, nothing queued
+	Quiet    bool    `msgpack:"q,omitempty"` // every unfinished rank parked or computing (below), nothing queued
 	Sent     int64   `msgpack:"s,omitempty"` // items sent to other processes
 	Recvd    int64   `msgpack:"r,omitempty"` // items from other processes consumed, resolve orders included
 	Activity uint64  `msgpack:"a,omitempty"` // sum of the ranks' nap counts: changes when any rank wakes
@@ -46,16 +46,25 @@ type Sample struct {
 	T        float64 `msgpack:"t,omitempty"` // its virtual arrival time, the earliest here
 	Rank     int     `msgpack:"k,omitempty"` // the rank holding it (the lowest on ties); without one, the lowest parked rank
 	Next     float64 `msgpack:"n,omitempty"` // the earliest candidate of the process's other ranks; 0: none
-	Blocked  string  `msgpack:"b,omitempty"` // when Quiet without candidate: what its ranks wait in, a line each
+	// Computing counts the ranks computing between MPI calls with nothing
+	// queued (virtual runs): not parked, but all they do next happens at
+	// Bound or later, the least of their clocks (mpi.rank.computingBound),
+	// which grows as they compute. A candidate earlier than every Bound of
+	// the job can be resolved without waiting for them.
+	Computing int     `msgpack:"m,omitempty"`
+	Bound     float64 `msgpack:"l,omitempty"`
+	Blocked   string  `msgpack:"b,omitempty"` // when Quiet without candidate: what its ranks wait in, a line each
 
 	// An answer to Order.Describe, which the Detector never sees.
 	Described bool   `msgpack:"o,omitempty"`
 	States    string `msgpack:"d,omitempty"` // what each of its ranks does, a line each
 }
 
-// same reports whether two samples describe the same state.
+// same reports whether two samples describe the same state. A computing
+// rank's bound grows between samples of the same state.
 func same(a, b Sample) bool {
 	a.Wave, b.Wave = 0, 0
+	a.Bound, b.Bound = 0, 0
 	return a == b
 }
 
@@ -353,19 +362,29 @@ func (d *Detector) conclude() Action {
 		return d.again() // in flight then; reports that came meanwhile may say it arrived
 	}
 	d.stuck = 0
+	bound, computing := math.Inf(1), false
+	for _, s := range d.resp {
+		if s.Computing > 0 {
+			bound, computing = min(bound, s.Bound), true
+		}
+	}
+	if best := earliest(d.resp); best >= 0 && d.resp[best].T >= bound {
+		d.strikes = 0
+		return Action{} // a computing rank may come first: the next tick looks again
+	}
 	if best := earliest(d.resp); best >= 0 {
 		d.strikes = 0
 		d.issued++
 		d.settled = max(d.settled, d.resp[best].T)
-		return Action{Resolve: true, Proc: best, Rank: d.resp[best].Rank, Until: until(d.resp, best), Settled: d.settled}
+		return Action{Resolve: true, Proc: best, Rank: d.resp[best].Rank, Until: min(until(d.resp, best), bound), Settled: d.settled}
 	}
 	parked := 0
 	for _, s := range d.resp {
 		parked += s.Parked
 	}
-	if parked == 0 {
+	if parked == 0 || computing {
 		d.strikes = 0
-		return Action{} // every rank has finished
+		return Action{} // every rank has finished, or some compute
 	}
 	if d.strikes > 0 && sameAll(d.strikeAt, d.resp) {
 		d.strikes++

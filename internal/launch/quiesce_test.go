@@ -444,3 +444,31 @@ func TestWatchLateJoinerGetsTheWaveInFlight(t *testing.T) {
 		t.Fatal("the late process was not probed before the next tick")
 	}
 }
+
+// Ranks computing between MPI calls count as quiet with a bound on what
+// they do next: a candidate before every bound is resolved (and Until is
+// no later than the least bound), one at or after it waits for a later
+// wave, and such a job is never judged deadlocked.
+func TestDetectorComputingRanks(t *testing.T) {
+	computing := func(s Sample, bound float64) Sample {
+		s.Computing, s.Bound = 1, bound
+		return s
+	}
+	d := NewDetector(2)
+	ss := []Sample{holding(quiet(1, 1, 1, 1), 2e-3, 0), computing(quiet(1, 1, 1, 0), 1e-3)}
+	a := d.Report(0, ss[0])
+	d.Report(1, ss[1])
+	if a = settle(d, ss, a); a != (Action{}) {
+		t.Fatalf("got %+v with a computing rank at 1e-3 before the candidate at 2e-3, want nothing", a)
+	}
+	for range DeadlockStrikes + 1 {
+		if a = settle(d, ss, d.Tick()); a != (Action{}) {
+			t.Fatalf("tick: got %+v, want nothing (no deadlock while a rank computes)", a)
+		}
+	}
+	ss[1].Bound = 5e-3 // its clock has passed the candidate
+	a = settle(d, ss, d.Tick())
+	if !a.Resolve || a.Proc != 0 || a.Until != 5e-3 {
+		t.Fatalf("got %+v, want process 0 to resolve, Until the computing rank's 5e-3", a)
+	}
+}

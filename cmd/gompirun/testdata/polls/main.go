@@ -6,7 +6,12 @@
 //   - -mode iprobe: Iprobe from AnySource in a loop; it prints each
 //     message's source and the Wtime at which the poll found it;
 //   - -mode wtime: it polls Iprobe until Wtime passes -deadline, then
-//     receives what came, printing how many polls it made and its Wtime.
+//     receives what came, printing how many polls it made and its Wtime;
+//   - -mode compute (3 ranks, measured computation): rank 1 sends after
+//     5 ms of virtual time, rank 2 after burning 600 ms of CPU; rank 0
+//     receives both from AnySource, printing each source and the host
+//     time (Unix nanoseconds) it got the first, and rank 2 the host time
+//     its computation ended.
 //
 // With -cpu-scale 0 the output depends only on the target machine.
 package main
@@ -25,6 +30,9 @@ func main() {
 	deadline := flag.Duration("deadline", 500*time.Microsecond, "with -mode wtime: how long rank 0 polls")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
+		if *mode == "compute" {
+			return compute(c)
+		}
 		if c.Rank() != 0 {
 			// Highest rank first on the host, last on the target.
 			time.Sleep(time.Duration(c.Size()-c.Rank()) * 5 * time.Millisecond)
@@ -68,4 +76,35 @@ func main() {
 		}
 		return nil
 	})
+}
+
+// compute is -mode compute.
+func compute(c *mpi.Comm) error {
+	switch c.Rank() {
+	case 1:
+		c.Elapse(5 * time.Millisecond)
+		return mpi.Send(c, []int64{1}, 0, 1)
+	case 2:
+		x := 1.0
+		for start := c.Wtime(); c.Wtime()-start < 0.6; {
+			for i := 0; i < 1000; i++ {
+				x = x*1.0000001 + 1e-9
+			}
+		}
+		fmt.Printf("slow done at %d %v\n", time.Now().UnixNano(), x == 0)
+		return mpi.Send(c, []int64{2}, 0, 1)
+	case 0:
+		buf := []int64{0}
+		for k := 0; k < 2; k++ {
+			st, err := mpi.Recv(c, buf, mpi.AnySource, 1)
+			if err != nil {
+				return err
+			}
+			if k == 0 {
+				fmt.Printf("first at %d\n", time.Now().UnixNano())
+			}
+			fmt.Printf("source %d\n", st.Source)
+		}
+	}
+	return nil
 }
