@@ -88,7 +88,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
 	if host := rep.Temporal - rep.TemporalExact; host > 0 {
-		p("  temporally sensitive calls: %d, %d answered in virtual time; %d followed host arrival order (Waitany, Waitsome, or a speculative fallback)\n",
+		p("  temporally sensitive calls: %d, %d answered in virtual time; %d answered speculatively with what the host had (gompirun did not see the job settle in time, or did not run it: docs/model.md, Temporally sensitive calls)\n",
 			rep.Temporal, rep.TemporalExact, host)
 	} else if rep.Temporal > 0 {
 		p("  temporally sensitive calls: %d, all answered in virtual time\n", rep.Temporal)

@@ -369,3 +369,33 @@ func TestVirtualComputingRankDoesNotHoldDecisions(t *testing.T) {
 		t.Errorf("%d sensitive calls, %d answered in virtual time", rep.Temporal, rep.TemporalExact)
 	}
 }
+
+// TestRealTaskFarmModes: in real mode the farms still work, whichever way
+// the master waits (host order, as MPI answers): every task's result comes
+// back once.
+func TestRealTaskFarmModes(t *testing.T) {
+	for _, mode := range []string{"anysource", "waitany", "waitsome", "testany"} {
+		var order []int
+		fn := taskFarm(&order, false)
+		if mode != "anysource" {
+			fn = postedFarm(&order, false, mode)
+		}
+		done := make(chan error, 1)
+		go func() { done <- Run(5, fn) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s: %v", mode, err)
+			}
+		case <-time.After(farmTimeUp):
+			t.Fatalf("%s: the farm did not finish", mode)
+		}
+		got := slices.Clone(order)
+		slices.Sort(got)
+		for i, k := range got {
+			if k != i || len(got) != farmTasks {
+				t.Fatalf("%s: results %v, want each of the %d tasks once", mode, order, farmTasks)
+			}
+		}
+	}
+}
