@@ -27,7 +27,7 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
 	" | gompirun -print-machine NAME|FILE"
 
@@ -43,6 +43,7 @@ type options struct {
 	// Virtual time (-virtual P): P ranks over the np processes, the
 	// execution time predicted for a target machine.
 	virtual     int
+	sweep       []int // -virtual P1,P2,...: one prediction each (sweep.go); nil for one P
 	machine     string
 	cpuScale    float64
 	cpuScaleSet bool
@@ -74,7 +75,7 @@ func parse(args []string) (*options, error) {
 	fs.IntVar(&o.ranks, "ranks", 0, "total ranks, placed in contiguous blocks over the processes (default: one per process)")
 	fs.BoolVar(&o.tag, "tag-output", false, "prefix every output line with the rank(s) that wrote it")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end the job after this long (0: no limit)")
-	fs.IntVar(&o.virtual, "virtual", 0, "virtual time: P ranks over the processes, execution time predicted for -machine")
+	virtual := fs.String("virtual", "", "virtual time: P ranks over the processes, execution time predicted for -machine; a list P1,P2,... predicts each and prints a table")
 	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
@@ -92,6 +93,12 @@ func parse(args []string) (*options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["virtual"] {
+		var err error
+		if o.virtual, o.sweep, err = parseVirtual(*virtual); err != nil {
+			return nil, fmt.Errorf("-virtual %s: %v", *virtual, err)
+		}
+	}
 	o.cpuScaleSet = set["cpu-scale"]
 	if o.printMachineSet = set["print-machine"]; o.printMachineSet {
 		if len(set) > 1 || fs.NArg() > 0 {
@@ -135,8 +142,6 @@ func sizeJob(o *options, set map[string]bool) error {
 		}
 	}
 	switch {
-	case set["virtual"] && o.virtual < 1:
-		return fmt.Errorf("-virtual %d: need at least one rank", o.virtual)
 	case set["ranks"] && o.ranks < 1:
 		return fmt.Errorf("-ranks %d: need at least one rank", o.ranks)
 	}
@@ -144,15 +149,21 @@ func sizeJob(o *options, set map[string]bool) error {
 		if set["ranks"] {
 			return fmt.Errorf("-ranks and -virtual both given: -virtual P sets the number of ranks")
 		}
-		if o.virtual < o.np {
-			return fmt.Errorf("-virtual %d: need at least one rank per process (-np %d)", o.virtual, o.np)
+		for _, p := range append([]int{o.virtual}, o.sweep...) {
+			if p < o.np {
+				return fmt.Errorf("-virtual %d: need at least one rank per process (-np %d)", p, o.np)
+			}
 		}
 		o.ranks = o.virtual
 	}
 	if o.ranks == 0 {
 		o.ranks = o.np
 	}
-	if err := checkSizes(o.ranks, o.np, hostMemory()); err != nil {
+	largest := o.ranks
+	for _, p := range o.sweep {
+		largest = max(largest, p) // a sweep must fit at its largest P
+	}
+	if err := checkSizes(largest, o.np, hostMemory()); err != nil {
 		return err
 	}
 	var err error
@@ -245,6 +256,9 @@ func main() {
 	}
 	if o.calib != nil {
 		os.Exit(calibrate(o, exe))
+	}
+	if o.sweep != nil {
+		os.Exit(runSweep(o, exe, os.Stderr))
 	}
 	os.Exit(run(o, exe))
 }

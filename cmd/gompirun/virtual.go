@@ -19,7 +19,8 @@ import (
 type virtualRun struct {
 	machine  *vtime.Machine
 	cpuScale float64
-	report   string // -report FILE: the report as JSON too
+	report   string      // -report FILE: the report as JSON too
+	last     *mpi.Report // the report of the job that finished last (finish)
 }
 
 // prepareVirtual checks the virtual-time options (and loads the machine)
@@ -38,8 +39,10 @@ func prepareVirtual(o *options) (*virtualRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-machine: %v", err)
 	}
-	if _, err := m.Place(o.virtual); err != nil {
-		return nil, fmt.Errorf("-machine %s cannot host %d ranks: %v", m.Name, o.virtual, err)
+	for _, p := range append([]int{o.virtual}, o.sweep...) {
+		if _, err := m.Place(p); err != nil {
+			return nil, fmt.Errorf("-machine %s cannot host %d ranks: %v", m.Name, p, err)
+		}
 	}
 	if o.report != "" {
 		if err := checkWritable(o.report); err != nil {
@@ -115,6 +118,7 @@ func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w 
 		all = append(all, rs...)
 	}
 	rep := mpi.Summarize(v.machine.Name, v.cpuScale, all, wall.Seconds())
+	v.last = &rep
 	if err := rep.WriteText(w); err != nil {
 		return err
 	}
