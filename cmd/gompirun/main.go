@@ -27,7 +27,7 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
 	" | gompirun -print-machine NAME|FILE"
 
@@ -48,6 +48,7 @@ type options struct {
 	cpuScale    float64
 	cpuScaleSet bool
 	report      string
+	plot        string
 	virt        *virtualRun
 
 	// -print-machine NAME|FILE: print that machine as a file and exit.
@@ -79,6 +80,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
+	fs.StringVar(&o.plot, "plot", "", "also draw the prediction to this .svg or .png file: a sweep's time and breakdown against P, or one run's ranks")
 	fs.StringVar(&o.printMachine, "print-machine", "", "print a machine preset or file as a machine file, every default spelt out, and exit")
 	hostList := fs.String("hosts", "", "hosts to run on: host[:slots],...")
 	hostfile := fs.String("hostfile", "", "file of hosts to run on, one host[:slots] or 'host slots=N' a line")

@@ -53,8 +53,8 @@ func parseVirtual(s string) (first int, list []int, err error) {
 // A failing job ends the sweep with its status, after the table of the
 // predictions made so far. -report FILE gets the reports as a JSON array.
 func runSweep(o *options, exe string, w io.Writer) int {
-	file := o.virt.report
-	o.virt.report = "" // one file for the sweep, written at the end
+	file, plotFile := o.virt.report, o.virt.plot
+	o.virt.report, o.virt.plot = "", "" // one file each for the sweep, written at the end
 	var reps []mpi.Report
 	for i, p := range o.sweep {
 		fmt.Fprintf(w, "gompirun: -virtual %d (%d of %d)\n", p, i+1, len(o.sweep))
@@ -73,6 +73,12 @@ func runSweep(o *options, exe string, w io.Writer) int {
 	if file != "" {
 		if err := writeSweepJSON(file, reps); err != nil {
 			fmt.Fprintf(os.Stderr, "gompirun: -report: %v\n", err)
+			return 1
+		}
+	}
+	if plotFile != "" {
+		if err := plotSweep(plotFile, reps); err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: -plot: %v\n", err)
 			return 1
 		}
 	}

@@ -83,3 +83,35 @@ func TestVirtualSweepBadLists(t *testing.T) {
 		}
 	}
 }
+
+// -plot draws a sweep (SVG here) and one prediction's ranks (PNG here);
+// a bad file name, -plot without -virtual, and a one-run plot of more
+// ranks than it draws are usage errors before anything runs.
+func TestVirtualPlot(t *testing.T) {
+	prog := vprog(t, "skeleton")
+	dir := t.TempDir()
+	svg, png := filepath.Join(dir, "sweep.svg"), filepath.Join(dir, "ranks.png")
+	if r := gorun(t, nil, "-np", "2", "-virtual", "2,4", "-cpu-scale", "0", "-plot", svg, prog, "-iters", "2"); r.code != 0 {
+		t.Fatalf("sweep -plot: exit %d:\n%s", r.code, r.stderr)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !strings.Contains(string(data), "<svg") || !strings.Contains(string(data), "perfect scaling") {
+		t.Errorf("sweep plot: %v, %.200q", err, data)
+	}
+	if r := gorun(t, nil, "-np", "2", "-virtual", "4", "-cpu-scale", "0", "-plot", png, prog, "-iters", "2"); r.code != 0 {
+		t.Fatalf("-plot: exit %d:\n%s", r.code, r.stderr)
+	}
+	if data, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(data), "\x89PNG\r\n") {
+		t.Errorf("rank plot: %v, %d bytes, not a PNG", err, len(data))
+	}
+	for _, args := range [][]string{
+		{"-np", "2", "-virtual", "4", "-plot", filepath.Join(dir, "p.jpg"), prog},
+		{"-np", "2", "-plot", filepath.Join(dir, "p.svg"), prog},
+		{"-np", "2", "-virtual", "5000", "-plot", filepath.Join(dir, "p.svg"), prog},
+		{"-np", "2", "-virtual", "4", "-plot", filepath.Join(dir, "no", "such", "p.svg"), prog},
+	} {
+		r := gorun(t, nil, args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "-plot") {
+			t.Errorf("gompirun %v: exit %d, stderr %q; want exit 2 and one line about -plot", args, r.code, r.stderr)
+		}
+	}
+}

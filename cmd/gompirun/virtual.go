@@ -20,6 +20,7 @@ type virtualRun struct {
 	machine  *vtime.Machine
 	cpuScale float64
 	report   string      // -report FILE: the report as JSON too
+	plot     string      // -plot FILE: the report drawn (plot.go)
 	last     *mpi.Report // the report of the job that finished last (finish)
 }
 
@@ -27,8 +28,8 @@ type virtualRun struct {
 // before anything starts, so a bad machine file is a usage error.
 func prepareVirtual(o *options) (*virtualRun, error) {
 	if o.virtual == 0 {
-		if o.machine != "" || o.cpuScaleSet || o.report != "" {
-			return nil, fmt.Errorf("-machine, -cpu-scale and -report need -virtual P")
+		if o.machine != "" || o.cpuScaleSet || o.report != "" || o.plot != "" {
+			return nil, fmt.Errorf("-machine, -cpu-scale, -report and -plot need -virtual P")
 		}
 		return nil, nil
 	}
@@ -49,7 +50,15 @@ func prepareVirtual(o *options) (*virtualRun, error) {
 			return nil, fmt.Errorf("-report: %v", err)
 		}
 	}
-	return &virtualRun{machine: m, cpuScale: o.cpuScale, report: o.report}, nil
+	if o.plot != "" {
+		if err := checkPlot(o.plot); err != nil {
+			return nil, err
+		}
+		if o.sweep == nil && o.virtual > maxPlotRanks {
+			return nil, fmt.Errorf("-plot of one prediction draws a bar per rank, up to %d ranks (-virtual %d); a sweep's plot has no such limit", maxPlotRanks, o.virtual)
+		}
+	}
+	return &virtualRun{machine: m, cpuScale: o.cpuScale, report: o.report, plot: o.plot}, nil
 }
 
 // checkWritable reports whether file can be written, without leaving
@@ -121,6 +130,11 @@ func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w 
 	v.last = &rep
 	if err := rep.WriteText(w); err != nil {
 		return err
+	}
+	if v.plot != "" {
+		if err := plotRanks(v.plot, &rep); err != nil {
+			return fmt.Errorf("-plot: %v", err)
+		}
 	}
 	if v.report == "" {
 		return nil
