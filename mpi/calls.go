@@ -72,6 +72,9 @@ type userCall struct {
 func (c *Comm) enter(op callOp, a, b int) {
 	if c != nil {
 		c.r.call = userCall{op: op, a: int32(a), b: int32(b)}
+		if c.r.trace != nil {
+			c.r.traceEnter(c.r.call) // its end: the leave deferred after every enter (trace.go)
+		}
 	}
 }
 

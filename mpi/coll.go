@@ -154,6 +154,7 @@ func (c *Comm) Barrier() error {
 		return err
 	}
 	c.enter(callBarrier, 0, 0)
+	defer c.leave()
 	n, me := c.Size(), c.rank
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {

@@ -5,6 +5,7 @@ package mpi
 // Size()*len(send).
 func Allgather[T Numeric](c *Comm, send, recv []T) error {
 	c.enter(callAllgather, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -20,6 +21,7 @@ func Allgather[T Numeric](c *Comm, send, recv []T) error {
 // blocks, the caller's own already at its position.
 func AllgatherInPlace[T Numeric](c *Comm, buf []T) error {
 	c.enter(callAllgather, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -35,6 +37,7 @@ func AllgatherInPlace[T Numeric](c *Comm, buf []T) error {
 // (MPI_Allgatherv).
 func Allgatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int) error {
 	c.enter(callAllgatherv, 0, 0)
+	defer c.leave()
 	return allgatherv(c, send, recv, counts, displs, false)
 }
 
@@ -42,6 +45,7 @@ func Allgatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int) error 
 // already at buf[displs[rank]:].
 func AllgathervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int) error {
 	c.enter(callAllgatherv, 0, 0)
+	defer c.leave()
 	return allgatherv(c, nil, buf, counts, displs, true)
 }
 

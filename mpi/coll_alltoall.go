@@ -5,6 +5,7 @@ package mpi
 // multiple of Size(); recv must be at least as long.
 func Alltoall[T Numeric](c *Comm, send, recv []T) error {
 	c.enter(callAlltoall, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -26,6 +27,7 @@ func Alltoall[T Numeric](c *Comm, send, recv []T) error {
 // pairwise exchanges, each replacing one block.
 func AlltoallInPlace[T Numeric](c *Comm, buf []T) error {
 	c.enter(callAlltoall, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -186,6 +188,7 @@ func (c *Comm) alltoallReplace(blk func(j int) []byte, maxb int) error {
 // sends and receives are posted at once, in batches.
 func Alltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv []T, recvCounts, recvDispls []int) error {
 	c.enter(callAlltoallv, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -218,6 +221,7 @@ func Alltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv 
 // the block rank j sends (which must have the same count).
 func AlltoallvInPlace[T Numeric](c *Comm, buf []T, counts, displs []int) error {
 	c.enter(callAlltoallv, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}

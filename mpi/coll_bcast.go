@@ -4,6 +4,7 @@ package mpi
 // their buf (MPI_Bcast). Every rank passes a buffer of the same length.
 func Bcast[T Numeric](c *Comm, buf []T, root int) error {
 	c.enter(callBcast, root, 0)
+	defer c.leave()
 	return c.bcast(asBytes(buf), root)
 }
 

@@ -5,6 +5,7 @@ package mpi
 // is used only at root, where it must hold Size()*len(send) elements.
 func Gather[T Numeric](c *Comm, send, recv []T, root int) error {
 	c.enter(callGather, root, 0)
+	defer c.leave()
 	var out []byte
 	if c != nil && c.rank == root {
 		need := c.Size() * len(send)
@@ -21,6 +22,7 @@ func Gather[T Numeric](c *Comm, send, recv []T, root int) error {
 // other ranks pass their block. The block size is len(buf)/Size() at root.
 func GatherInPlace[T Numeric](c *Comm, buf []T, root int) error {
 	c.enter(callGather, root, 0)
+	defer c.leave()
 	if c != nil && c.rank == root {
 		if err := c.begin(); err != nil {
 			return err
@@ -94,6 +96,7 @@ func subtree(rel, n int) int {
 // send is used only at root, where it must hold Size()*len(recv) elements.
 func Scatter[T Numeric](c *Comm, send, recv []T, root int) error {
 	c.enter(callScatter, root, 0)
+	defer c.leave()
 	var in []byte
 	if c != nil && c.rank == root {
 		need := c.Size() * len(recv)
@@ -110,6 +113,7 @@ func Scatter[T Numeric](c *Comm, send, recv []T, root int) error {
 // pass their receive block.
 func ScatterInPlace[T Numeric](c *Comm, buf []T, root int) error {
 	c.enter(callScatter, root, 0)
+	defer c.leave()
 	if c != nil && c.rank == root {
 		if err := c.begin(); err != nil {
 			return err
@@ -198,6 +202,7 @@ func checkV(what string, n int, counts, displs []int, blen int) error {
 // The root receives from every rank directly, as MPICH does.
 func Gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	c.enter(callGatherv, root, 0)
+	defer c.leave()
 	return gatherv(c, send, recv, counts, displs, root, false)
 }
 
@@ -205,6 +210,7 @@ func Gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int)
 // is already at recv[displs[root]:]; the other ranks pass their block in buf.
 func GathervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int, root int) error {
 	c.enter(callGatherv, root, 0)
+	defer c.leave()
 	return gatherv(c, buf, buf, counts, displs, root, true)
 }
 
@@ -253,6 +259,7 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 // only at root, which sends to every rank directly, as MPICH does.
 func Scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	c.enter(callScatterv, root, 0)
+	defer c.leave()
 	return scatterv(c, send, counts, displs, recv, root, false)
 }
 
@@ -261,6 +268,7 @@ func Scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root
 // receive buffer.
 func ScattervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int, root int) error {
 	c.enter(callScatterv, root, 0)
+	defer c.leave()
 	return scatterv(c, buf, counts, displs, buf, root, true)
 }
 

@@ -11,6 +11,7 @@ import (
 // must be the sum of counts.
 func ReduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op) error {
 	c.enter(callReduceScatter, 0, 0)
+	defer c.leave()
 	return reduceScatter(c, send, recv, counts, op, "ReduceScatter")
 }
 
@@ -19,6 +20,7 @@ func ReduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op) erro
 // start.
 func ReduceScatterInPlace[T Numeric](c *Comm, buf []T, counts []int, op Op) error {
 	c.enter(callReduceScatter, 0, 0)
+	defer c.leave()
 	return reduceScatter(c, buf, buf, counts, op, "ReduceScatterInPlace")
 }
 
@@ -26,6 +28,7 @@ func ReduceScatterInPlace[T Numeric](c *Comm, buf []T, counts []int, op Op) erro
 // rank; len(send) must be Size()*len(recv) (MPI_Reduce_scatter_block).
 func ReduceScatterBlock[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callReduceScatterBlock, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -37,6 +40,7 @@ func ReduceScatterBlock[T Numeric](c *Comm, send, recv []T, op Op) error {
 // at its start.
 func ReduceScatterBlockInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callReduceScatterBlock, 0, 0)
+	defer c.leave()
 	if err := c.begin(); err != nil {
 		return err
 	}

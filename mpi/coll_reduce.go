@@ -5,6 +5,7 @@ package mpi
 // at least len(send) elements; the others may pass nil.
 func Reduce[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
 	c.enter(callReduce, root, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -24,6 +25,7 @@ func Reduce[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
 // other ranks' buf is left unchanged.
 func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
 	c.enter(callReduce, root, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -39,6 +41,7 @@ func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
 // (MPI_Allreduce). recv must hold at least len(send) elements.
 func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callAllreduce, 0, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -53,6 +56,7 @@ func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
 // contribution and is replaced by the result.
 func AllreduceInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callAllreduce, 0, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ package mpi
 // len(send) elements.
 func Scan[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callScan, 0, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -19,6 +20,7 @@ func Scan[T Numeric](c *Comm, send, recv []T, op Op) error {
 // replaced by the prefix result.
 func ScanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callScan, 0, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -31,6 +33,7 @@ func ScanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 // unchanged (MPI leaves it undefined).
 func Exscan[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callExscan, 0, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -44,6 +47,7 @@ func Exscan[T Numeric](c *Comm, send, recv []T, op Op) error {
 // ExscanInPlace is Exscan with MPI_IN_PLACE.
 func ExscanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callExscan, 0, 0)
+	defer c.leave()
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err

@@ -169,6 +169,7 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, err
 	}
 	c.enter(callDup, 0, 0)
+	defer c.leave()
 	id, err := c.agreeContext()
 	if err != nil {
 		return nil, err
@@ -187,6 +188,7 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 		return nil, errorf(ClassGroup, "Create: nil group")
 	}
 	c.enter(callCreate, 0, 0)
+	defer c.leave()
 	for i := 0; i < g.n; i++ {
 		if c.group.rankOf(g.worldRank(i)) == Undefined {
 			return nil, errorf(ClassGroup, "Create: group member %d (world rank %d) is not in the communicator", i, g.worldRank(i))
@@ -216,6 +218,7 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 		return nil, err
 	}
 	c.enter(callSplit, 0, 0)
+	defer c.leave()
 	if color < 0 && color != Undefined {
 		return nil, errorf(ClassArg, "Split: color %d must be non-negative or Undefined", color)
 	}

@@ -87,10 +87,11 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 // jobSettings is what a process of a launched job reads before it talks to
 // anyone: the placement, GOMPI_TRANSPORT, the virtual run and the config.
 type jobSettings struct {
-	bases []int  // launch.Placement: process p hosts ranks bases[p] .. bases[p+1]-1
-	force string // GOMPI_TRANSPORT: "", "tcp" or "shm"
-	virt  *Virtual
-	cfg   *config
+	bases  []int  // launch.Placement: process p hosts ranks bases[p] .. bases[p+1]-1
+	force  string // GOMPI_TRANSPORT: "", "tcp" or "shm"
+	virt   *Virtual
+	cfg    *config
+	traced bool // GOMPI_TRACE: ranks record a timeline (trace.go)
 }
 
 func readJobSettings(env *launch.Env) (*jobSettings, error) {
@@ -109,6 +110,14 @@ func readJobSettings(env *launch.Env) (*jobSettings, error) {
 	if js.virt != nil {
 		opts = append(opts, WithVirtual(js.virt))
 	}
+	if spec := os.Getenv(launch.EnvTrace); spec != "" {
+		o, err := traceFromEnv(spec, env.Size)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
+		js.traced = true
+	}
 	if js.cfg, err = newConfig(opts); err != nil {
 		return nil, err
 	}
@@ -126,6 +135,15 @@ func finishJob(env *launch.Env, client *launch.Client, w *world, virt *Virtual) 
 			return err
 		}
 		if err := publishVirtual(client, env.Proc, virt); err != nil {
+			return err
+		}
+	}
+	if w.traced() {
+		rec, err := w.traceRecord()
+		if err != nil {
+			return err
+		}
+		if err := client.Put(launch.TraceKey(env.Proc), string(rec)); err != nil {
 			return err
 		}
 	}

@@ -106,6 +106,7 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 		return errorf(ClassComm, "null communicator")
 	}
 	c.enter(callSend, dest, tag)
+	defer c.leave()
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	q, err := c.postSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
@@ -120,6 +121,7 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 // (MPI_Ssend).
 func Ssend[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	c.enter(callSsend, dest, tag)
+	defer c.leave()
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	q, err := c.postSend(asBytes(buf), dest, tag, true)
@@ -137,6 +139,7 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 		return Status{}, errorf(ClassComm, "null communicator")
 	}
 	c.enter(callRecv, source, tag)
+	defer c.leave()
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	q, err := c.postRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
@@ -150,6 +153,7 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 // one call, without deadlock whatever the peers do (MPI_Sendrecv).
 func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, source, recvtag int) (Status, error) {
 	c.enter(callSendrecv, dest, source)
+	defer c.leave()
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	rq, err := c.postRecv(asBytes(recvbuf), source, recvtag)
@@ -202,6 +206,7 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 		c.r.stats.temporal++
 	}
 	c.enter(callProbe, source, tag)
+	defer c.leave()
 	return c.probeCtx(s, tag, c.ctx, true)
 }
 

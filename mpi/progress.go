@@ -20,6 +20,11 @@ func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 	clk.Begin(actWT)
 	finished := done()
 	clk.WaitStart(finished) // line 1 (and line 3)
+	var traceStart float64
+	if r.trace != nil {
+		traceStart = r.traceNow()
+		defer r.traceWait(traceStart)
+	}
 	if !finished {
 		if len(r.early) > 0 { // lines 5-10
 			r.drainEarly(func(f *transport.Frame, related bool) bool {

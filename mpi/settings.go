@@ -66,6 +66,10 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{launch.EnvTrace, "none: set by gompirun -trace", "mpi traceFromEnv", func(v string) error {
+		_, err := traceFromEnv(v, math.MaxInt32)
+		return err
+	}},
 	{shm.RingEnv, "sized by the processes of the host", "transport/shm Open", shmCheck},
 	{shm.SpinEnv, "1ms, only with no more ranks than processors", "transport/shm Open", shmCheck},
 	{shm.CMAEnv, "1 where the kernel allows it", "transport/shm Open", shmCheck},

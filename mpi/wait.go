@@ -26,6 +26,9 @@ func (q *Request) finish() (Status, error) {
 func (q *Request) Wait() (Status, error) {
 	if q != nil {
 		q.r.call = userCall{op: callWait}
+		if q.r.traceEnterWait() {
+			defer q.r.traceLeave()
+		}
 	}
 	return q.wait()
 }
@@ -111,6 +114,9 @@ func reqOwner(reqs []*Request) *rank {
 func Waitall(reqs []*Request) ([]Status, error) {
 	if r := reqOwner(reqs); r != nil {
 		r.call = userCall{op: callWaitall}
+		if r.traceEnterWait() {
+			defer r.traceLeave()
+		}
 	}
 	return waitall(reqs)
 }
@@ -191,6 +197,9 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		return Undefined, emptyStatus(), nil
 	}
 	r.call = userCall{op: callWaitany}
+	if r.traceEnterWait() {
+		defer r.traceLeave()
+	}
 	if r.virtual {
 		i := r.waitFirst(reqs, false)[0] // virtual_waitany.go
 		st, err := reqs[i].finish()
@@ -304,6 +313,9 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 		return nil, nil, nil
 	}
 	r.call = userCall{op: callWaitsome}
+	if r.traceEnterWait() {
+		defer r.traceLeave()
+	}
 	if r.virtual {
 		return collectIdx(reqs, r.waitFirst(reqs, true)) // virtual_waitany.go
 	}

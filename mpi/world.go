@@ -47,6 +47,10 @@ type config struct {
 	// src to dst (virtual mode; nil in real mode). It replaces eagerLimit
 	// and eagerRemote for ranks with a virtual clock.
 	targetEager func(src, dst int) int
+	// traced says which world ranks record a timeline (trace.go), and
+	// traceMax how many events each may keep; nil: none.
+	traced   func(worldRank int) bool
+	traceMax int
 }
 
 // WithEagerLimit sets the eager limit in bytes, for every destination
@@ -132,6 +136,7 @@ type rank struct {
 	settleGuess bool                // ... speculatively (no confirmed quiescence)
 	pollCost    float64             // virtual time a poll takes
 	pick        *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
+	trace       *tracer             // the rank's timeline (trace.go); nil when not traced
 	window      float64             // no message can reach any rank before this time until this rank sends (virtual_window.go)
 	sends       map[uint64]*Request // rendezvous sends waiting for their ACK
 	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA
@@ -184,6 +189,9 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 					a.attach(r) // the virtual-time report reads r.stats
 				}
 			}
+		}
+		if cfg.traced != nil && cfg.traced(r.id) {
+			r.trace = &tracer{max: cfg.traceMax, real: w.start}
 		}
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
 		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id, world: true}
@@ -277,9 +285,15 @@ func (r *rank) main(fn func(c *Comm) error) {
 		}
 	}()
 	r.clock.SimStart()
+	if r.trace != nil {
+		r.trace.last = r.traceNow()
+	}
 	err := fn(r.worldComm)
 	if err != nil {
 		r.w.fail(&RankError{Rank: r.id, Err: err})
+	}
+	if r.trace != nil {
+		r.traceEnd()
 	}
 	r.clock.SimEnd()
 	returned = true

@@ -172,6 +172,12 @@ func run(o *options, exe string) int {
 			return 1
 		}
 	}
+	if o.trace != nil {
+		if err := o.trace.finish(ex, o.np, os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: -trace: %v\n", err)
+			return 1
+		}
+	}
 	return 0
 }
 

@@ -27,7 +27,7 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-trace FILE [-trace-ranks R] [-trace-max N]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
 	" | gompirun -print-machine NAME|FILE"
 
@@ -50,6 +50,10 @@ type options struct {
 	report      string
 	plot        string
 	virt        *virtualRun
+
+	// -trace FILE: the timeline (trace.go); nil otherwise.
+	traceFile string
+	trace     *traceRun
 
 	// -print-machine NAME|FILE: print that machine as a file and exit.
 	printMachine    string
@@ -80,6 +84,9 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
+	fs.StringVar(&o.traceFile, "trace", "", "write the timeline of the run to this file in the Chrome trace event format (virtual or host time)")
+	traceRanks := fs.String("trace-ranks", "all", "-trace: the ranks traced, such as 0-15,32")
+	traceMax := fs.Int("trace-max", defaultTraceMax, "-trace: the most events kept (shared by the traced ranks); past it the trace is truncated")
 	fs.StringVar(&o.plot, "plot", "", "also draw the prediction to this .svg or .png file: a sweep's time and breakdown against P, or one run's ranks")
 	fs.StringVar(&o.printMachine, "print-machine", "", "print a machine preset or file as a machine file, every default spelt out, and exit")
 	hostList := fs.String("hosts", "", "hosts to run on: host[:slots],...")
@@ -124,6 +131,10 @@ func parse(args []string) (*options, error) {
 		return nil, errors.New("no program given")
 	}
 	if err := sizeJob(o, set); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.trace, err = prepareTrace(o, *traceRanks, *traceMax, set); err != nil {
 		return nil, err
 	}
 	if o.timeout < 0 {

@@ -100,6 +100,9 @@ func (o *options) procEnv() []string {
 	if o.calib != nil {
 		vars = append(vars, o.calib.env()...)
 	}
+	if o.trace != nil {
+		vars = append(vars, o.trace.env()...)
+	}
 	return vars
 }
 

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/mpi"
+)
+
+// -trace FILE writes the job's timeline in the Chrome trace event format
+// (JSON; ui.perfetto.dev and chrome://tracing open it): a track per traced
+// rank, a span per MPI call as the program made it, the computation
+// between calls, and inside a call the time spent waiting. A virtual run's
+// times are predicted (virtual seconds), a real run's are host time since
+// the job began, so the two timelines of one program can be compared.
+
+// traceRun is what -trace adds to a job.
+type traceRun struct {
+	file    string
+	ranks   launch.RankSet
+	perRank int // events each traced rank may keep
+	virtual string
+}
+
+// defaultTraceMax is -trace-max's default: about 100 MB of JSON.
+const defaultTraceMax = 1000000
+
+// prepareTrace checks the trace options before anything starts.
+func prepareTrace(o *options, ranksSpec string, traceMax int, set map[string]bool) (*traceRun, error) {
+	if o.traceFile == "" {
+		if set["trace-ranks"] || set["trace-max"] {
+			return nil, fmt.Errorf("-trace-ranks and -trace-max need -trace FILE")
+		}
+		return nil, nil
+	}
+	if o.sweep != nil {
+		return nil, fmt.Errorf("-trace with a list of -virtual: trace one prediction at a time")
+	}
+	if traceMax < 1 {
+		return nil, fmt.Errorf("-trace-max %d: want at least 1 event", traceMax)
+	}
+	ranks, err := launch.ParseRankSet(ranksSpec, o.ranks)
+	if err != nil {
+		return nil, fmt.Errorf("-trace-ranks %s: %v", ranksSpec, err)
+	}
+	if err := checkWritable(o.traceFile); err != nil {
+		return nil, fmt.Errorf("-trace: %v", err)
+	}
+	t := &traceRun{file: o.traceFile, ranks: ranks, perRank: max(1, traceMax/ranks.Count(o.ranks))}
+	if o.virt != nil {
+		t.virtual = o.virt.machine.Name
+	}
+	return t, nil
+}
+
+// env is what every process of a traced job gets.
+func (t *traceRun) env() []string {
+	return []string{launch.EnvTrace + "=" + strconv.Itoa(t.perRank) + ":" + t.ranks.String()}
+}
+
+// finish gathers the processes' events and writes the trace file; it
+// reports on w how many events were dropped past -trace-max.
+func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
+	f, err := os.Create(t.file)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(f, 1<<20)
+	var dropped int64
+	first := true
+	emit := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if !first {
+			out.WriteString(",\n")
+		}
+		first = false
+		_, err = out.Write(b)
+		return err
+	}
+	out.WriteString("{\"traceEvents\":[\n")
+	name := "gompi job (host time)"
+	if t.virtual != "" {
+		name = "gompi job (predicted on " + t.virtual + ")"
+	}
+	if err := emit(meta("process_name", -1, name)); err != nil {
+		f.Close()
+		return err
+	}
+	named := map[int]bool{}
+	for p := 0; p < procs; p++ {
+		s, ok := ex.Get(launch.TraceKey(p))
+		if !ok {
+			continue // a process with no traced rank
+		}
+		var rec mpi.TraceRecord
+		if err := json.Unmarshal([]byte(s), &rec); err != nil {
+			f.Close()
+			return fmt.Errorf("process %d: bad trace record: %v", p, err)
+		}
+		dropped += rec.Dropped
+		for _, e := range rec.Events {
+			if !named[e.Rank] {
+				named[e.Rank] = true
+				if err := emit(meta("thread_name", e.Rank, "rank "+strconv.Itoa(e.Rank))); err != nil {
+					f.Close()
+					return err
+				}
+				emit(map[string]any{"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": e.Rank, "args": map[string]int{"sort_index": e.Rank}})
+			}
+			if err := emit(chromeEvent(e)); err != nil {
+				f.Close()
+				return err
+			}
+		}
+	}
+	clock := "host"
+	if t.virtual != "" {
+		clock = "virtual"
+	}
+	other, _ := json.Marshal(map[string]any{"clock": clock, "dropped_events": dropped, "truncated": dropped > 0})
+	fmt.Fprintf(out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":%s}\n", other)
+	if err := out.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if dropped > 0 {
+		fmt.Fprintf(w, "gompirun: -trace: %d events past -trace-max were dropped; %s is truncated (ranks stopped recording when they reached their share)\n", dropped, t.file)
+	}
+	return f.Close()
+}
+
+func meta(kind string, tid int, name string) map[string]any {
+	m := map[string]any{"name": kind, "ph": "M", "pid": 0, "args": map[string]string{"name": name}}
+	if tid >= 0 {
+		m["tid"] = tid
+	}
+	return m
+}
+
+// chromeEvent is e as a complete ("X") event, times in microseconds.
+func chromeEvent(e mpi.TraceEvent) map[string]any {
+	name, cat := e.Name, "mpi"
+	switch e.Kind {
+	case "compute":
+		name, cat = "computation", "compute"
+	case "wait":
+		name, cat = "waiting", "wait"
+	}
+	ev := map[string]any{"name": name, "cat": cat, "ph": "X", "pid": 0, "tid": e.Rank,
+		"ts": e.Start * 1e6, "dur": (e.End - e.Start) * 1e6}
+	if e.A != nil {
+		la, lb := argNames(e.Name)
+		args := map[string]int32{la: *e.A}
+		if lb != "" {
+			args[lb] = *e.B
+		}
+		ev["args"] = args
+	}
+	return ev
+}
+
+// argNames labels a call's A and B (mpi.TraceEvent).
+func argNames(call string) (a, b string) {
+	switch call {
+	case "Send", "Ssend":
+		return "dest", "tag"
+	case "Recv", "Probe":
+		return "source", "tag"
+	case "Sendrecv":
+		return "dest", "source"
+	}
+	return "root", ""
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+type chromeTrace struct {
+	TraceEvents []struct {
+		Name string         `json:"name"`
+		Cat  string         `json:"cat"`
+		Ph   string         `json:"ph"`
+		Tid  int            `json:"tid"`
+		Ts   float64        `json:"ts"`
+		Dur  float64        `json:"dur"`
+		Args map[string]any `json:"args"`
+	} `json:"traceEvents"`
+	OtherData struct {
+		Clock     string `json:"clock"`
+		Dropped   int64  `json:"dropped_events"`
+		Truncated bool   `json:"truncated"`
+	} `json:"otherData"`
+}
+
+type span struct {
+	name, cat  string
+	start, end float64
+}
+
+// readTrace parses a trace file and checks its structure: on every
+// track, the calls and computation spans follow each other without
+// overlapping, and every waiting span lies inside a call. It returns each
+// track's top-level spans in order.
+func readTrace(t *testing.T, file string) (chromeTrace, map[int][]span) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr chromeTrace
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	top, waits := map[int][]span{}, map[int][]span{}
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "M" {
+			continue
+		}
+		if e.Ph != "X" || e.Dur < 0 {
+			t.Fatalf("event %+v: want a complete event of non-negative duration", e)
+		}
+		s := span{e.Name, e.Cat, e.Ts, e.Ts + e.Dur}
+		if e.Cat == "wait" {
+			waits[e.Tid] = append(waits[e.Tid], s)
+		} else {
+			top[e.Tid] = append(top[e.Tid], s)
+		}
+	}
+	const eps = 1e-6 // microseconds
+	for tid, ss := range top {
+		sort.Slice(ss, func(i, j int) bool { return ss[i].start < ss[j].start })
+		for i := 1; i < len(ss); i++ {
+			if ss[i].start < ss[i-1].end-eps {
+				t.Fatalf("rank %d: %+v overlaps %+v", tid, ss[i], ss[i-1])
+			}
+		}
+		for _, w := range waits[tid] {
+			i := sort.Search(len(ss), func(i int) bool { return ss[i].end >= w.end-eps })
+			if i == len(ss) || ss[i].cat != "mpi" || w.start < ss[i].start-eps {
+				t.Fatalf("rank %d: waiting %+v is not inside a call", tid, w)
+			}
+		}
+	}
+	return tr, top
+}
+
+// TestVirtualTrace: a predicted timeline has a track per rank whose calls
+// are the program's (Sendrecv and Allreduce: not the sends inside
+// them), whose computation adds up to the report's and which ends where
+// the report says the rank ended; -trace-ranks keeps the ranks named.
+func TestVirtualTrace(t *testing.T) {
+	prog := vprog(t, "skeleton")
+	dir := t.TempDir()
+	file, rfile := filepath.Join(dir, "t.json"), filepath.Join(dir, "r.json")
+	r := gorun(t, nil, "-timeout", "25s", "-np", "2", "-virtual", "4", "-cpu-scale", "0", "-trace", file, "-report", rfile, prog, "-iters", "3")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	tr, top := readTrace(t, file)
+	if tr.OtherData.Clock != "virtual" || tr.OtherData.Truncated {
+		t.Errorf("otherData %+v", tr.OtherData)
+	}
+	data, _ := os.ReadFile(rfile)
+	var rep struct {
+		PerRank []struct {
+			Rank        int     `json:"rank"`
+			End         float64 `json:"end"`
+			Computation float64 `json:"computation"`
+		} `json:"per_rank"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.PerRank) != 4 || len(top) != 4 {
+		t.Fatalf("report %v, %d ranks; %d tracks", err, len(rep.PerRank), len(top))
+	}
+	for _, pr := range rep.PerRank {
+		ss := top[pr.Rank]
+		comp, names := 0.0, map[string]bool{}
+		for _, s := range ss {
+			if s.cat == "compute" {
+				comp += s.end - s.start
+			} else {
+				names[s.name] = true
+			}
+		}
+		if math.Abs(comp/1e6-pr.Computation) > 1e-9 {
+			t.Errorf("rank %d: computation spans add up to %g s, the report says %g s", pr.Rank, comp/1e6, pr.Computation)
+		}
+		if end := ss[len(ss)-1].end / 1e6; math.Abs(end-pr.End) > 1e-9 {
+			t.Errorf("rank %d: the timeline ends at %g s, the report at %g s", pr.Rank, end, pr.End)
+		}
+		for _, n := range []string{"Sendrecv", "Allreduce"} {
+			if !names[n] {
+				t.Errorf("rank %d: no %s span (calls %v)", pr.Rank, n, names)
+			}
+		}
+	}
+
+	r = gorun(t, nil, "-timeout", "25s", "-np", "2", "-virtual", "4", "-cpu-scale", "0", "-trace", file, "-trace-ranks", "1-2", prog, "-iters", "3")
+	if r.code != 0 {
+		t.Fatalf("-trace-ranks: exit %d:\n%s", r.code, r.stderr)
+	}
+	if _, top = readTrace(t, file); len(top) != 2 || top[1] == nil || top[2] == nil {
+		t.Errorf("-trace-ranks 1-2: tracks of ranks %v", keys(top))
+	}
+}
+
+func keys(m map[int][]span) []int {
+	var k []int
+	for r := range m {
+		k = append(k, r)
+	}
+	sort.Ints(k)
+	return k
+}
+
+// TestTraceRealAndLimits: a real run writes the same format on host time;
+// past -trace-max the trace is marked truncated and gompirun says so; bad
+// trace options are usage errors.
+func TestTraceRealAndLimits(t *testing.T) {
+	prog := vprog(t, "skeleton")
+	file := filepath.Join(t.TempDir(), "t.json")
+	r := gorun(t, nil, "-timeout", "25s", "-np", "2", "-ranks", "4", "-trace", file, prog, "-iters", "3")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if tr, top := readTrace(t, file); tr.OtherData.Clock != "host" || len(top) != 4 {
+		t.Errorf("real run: clock %q, %d tracks", tr.OtherData.Clock, len(top))
+	}
+	r = gorun(t, nil, "-timeout", "25s", "-np", "2", "-virtual", "4", "-cpu-scale", "0", "-trace", file, "-trace-max", "8", prog, "-iters", "3")
+	if r.code != 0 || !strings.Contains(r.stderr, "is truncated") {
+		t.Fatalf("-trace-max 8: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if tr, _ := readTrace(t, file); !tr.OtherData.Truncated || tr.OtherData.Dropped == 0 {
+		t.Errorf("-trace-max 8: otherData %+v", tr.OtherData)
+	}
+	for _, args := range [][]string{
+		{"-np", "2", "-trace-ranks", "0", prog},
+		{"-np", "2", "-virtual", "4", "-trace", file, "-trace-ranks", "0-9", prog},
+		{"-np", "2", "-virtual", "4", "-trace", file, "-trace-ranks", "x", prog},
+		{"-np", "2", "-virtual", "4", "-trace", file, "-trace-max", "0", prog},
+		{"-np", "2", "-virtual", "2,4", "-trace", file, prog},
+	} {
+		r := gorun(t, nil, args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "-trace") {
+			t.Errorf("gompirun %v: exit %d, stderr %q; want exit 2 and one line about -trace", args, r.code, r.stderr)
+		}
+	}
+}

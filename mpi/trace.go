@@ -1,0 +1,198 @@
+package mpi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gompi/gompi/internal/launch"
+)
+
+// Timelines (gompirun -trace): each traced rank records the MPI calls it
+// makes as the user wrote them (Allreduce, not the sends inside it), the
+// computation between them, and within a call the time it spends waiting
+// (the waiting activity A_WT), on the rank's clock: virtual seconds in a
+// virtual run, host seconds since the job began in a real one. A process
+// publishes its ranks' events at the end (launch.TraceKey) and gompirun
+// writes them in the Chrome trace event format.
+
+// TraceEvent is one span of a rank's timeline. Start and End are seconds
+// on the rank's clock; Kind is "call" (an MPI call, Name its MPI name),
+// "compute" (between calls) or "wait" (inside a call). A and B are the
+// call's arguments as the deadlock reports give them (peer and tag, or
+// root), for the calls that have them.
+type TraceEvent struct {
+	Rank  int     `json:"r"`
+	Kind  string  `json:"k"`
+	Name  string  `json:"n,omitempty"`
+	Start float64 `json:"s"`
+	End   float64 `json:"e"`
+	A     *int32  `json:"a,omitempty"`
+	B     *int32  `json:"b,omitempty"`
+}
+
+// TraceRecord is what a process publishes: its ranks' events, and how many
+// each dropped past its share of the cap.
+type TraceRecord struct {
+	Events  []TraceEvent `json:"events"`
+	Dropped int64        `json:"dropped"`
+}
+
+// tracer is one rank's recorder (rank.trace; nil when the rank is not
+// traced, so an untraced call pays one nil check).
+type tracer struct {
+	max     int // events this rank may keep
+	events  []TraceEvent
+	waits   []TraceEvent // of the call in progress: kept with it, or dropped with it
+	dropped int64
+	depth   int // user-level calls in progress (an exported call may use another)
+	call    userCall
+	start   float64 // the outermost call's start
+	last    float64 // where the last call ended: computation runs from here
+	real    time.Time
+	virtual bool
+}
+
+// now is the rank's clock for the trace.
+func (r *rank) traceNow() float64 {
+	if t, ok := r.clock.Now(); ok {
+		return t
+	}
+	return time.Since(r.trace.real).Seconds()
+}
+
+func (t *tracer) add(e TraceEvent) {
+	if len(t.events) >= t.max {
+		t.dropped++
+		return
+	}
+	t.events = append(t.events, e)
+}
+
+// traceEnter is the start of a user-level call (Comm.enter).
+func (r *rank) traceEnter(u userCall) {
+	t := r.trace
+	if t.depth++; t.depth > 1 {
+		return
+	}
+	now := r.traceNow()
+	if now > t.last {
+		t.add(TraceEvent{Rank: r.id, Kind: "compute", Start: t.last, End: now})
+	}
+	t.call, t.start = u, now
+}
+
+// leave ends the user-level call c's rank is in (deferred after enter).
+func (c *Comm) leave() {
+	if c == nil || c.r == nil || c.r.trace == nil {
+		return
+	}
+	c.r.traceLeave()
+}
+
+// traceEnterWait and traceLeave bracket the Wait calls, which record
+// themselves in the rank (wait.go) rather than through Comm.enter.
+func (r *rank) traceEnterWait() bool {
+	if r.trace == nil {
+		return false
+	}
+	r.traceEnter(r.call)
+	return true
+}
+
+func (r *rank) traceLeave() {
+	t := r.trace
+	if t.depth == 0 {
+		return
+	}
+	if t.depth--; t.depth > 0 {
+		return
+	}
+	now := r.traceNow()
+	e := TraceEvent{Rank: r.id, Kind: "call", Name: callNames[t.call.op], Start: t.start, End: now}
+	if a, b, ok := t.call.args(); ok {
+		e.A, e.B = &a, &b
+	}
+	if len(t.events)+1+len(t.waits) > t.max {
+		t.dropped += int64(1 + len(t.waits))
+	} else {
+		t.events = append(t.events, e)
+		t.events = append(t.events, t.waits...)
+	}
+	t.waits = t.waits[:0]
+	t.last = now
+}
+
+// args are the call's arguments worth showing, if any.
+func (u userCall) args() (a, b int32, ok bool) {
+	switch u.op {
+	case callSend, callSsend, callRecv, callProbe, callSendrecv,
+		callBcast, callReduce, callGather, callGatherv, callScatter, callScatterv:
+		return u.a, u.b, true
+	}
+	return 0, 0, false
+}
+
+// traceWait records a waiting activity of the call in progress that lasted
+// from start to the rank's clock now.
+func (r *rank) traceWait(start float64) {
+	if r.trace.depth == 0 {
+		return // a poll's, outside any traced call
+	}
+	t := r.trace
+	if now := r.traceNow(); now > start {
+		if len(t.events)+len(t.waits) >= t.max {
+			t.dropped++ // the call will not fit either
+			return
+		}
+		t.waits = append(t.waits, TraceEvent{Rank: r.id, Kind: "wait", Start: start, End: now})
+	}
+}
+
+// traceEnd closes the rank's timeline when its function returns: the
+// computation since its last call.
+func (r *rank) traceEnd() {
+	t := r.trace
+	if now := r.traceNow(); now > t.last {
+		t.add(TraceEvent{Rank: r.id, Kind: "compute", Start: t.last, End: now})
+	}
+}
+
+// traceFromEnv reads launch.EnvTrace, "MAX:RANKS": the events each traced
+// rank may keep and which ranks record.
+func traceFromEnv(spec string, size int) (Option, error) {
+	maxs, ranks, ok := strings.Cut(spec, ":")
+	max, err := strconv.Atoi(maxs)
+	if !ok || err != nil || max < 1 {
+		return nil, fmt.Errorf("%s=%q: want MAX:RANKS", launch.EnvTrace, spec)
+	}
+	set, err := launch.ParseRankSet(ranks, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", launch.EnvTrace, err)
+	}
+	return func(c *config) { c.traced, c.traceMax = set.Has, max }, nil
+}
+
+// traced reports whether any rank of the process records a timeline.
+func (w *world) traced() bool {
+	for _, r := range w.ranks {
+		if r.trace != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// traceRecord gathers the events of the process's traced ranks.
+func (w *world) traceRecord() ([]byte, error) {
+	var rec TraceRecord
+	for _, r := range w.ranks {
+		if r.trace != nil {
+			rec.Events = append(rec.Events, r.trace.events...)
+			rec.Dropped += r.trace.dropped
+		}
+	}
+	return json.Marshal(rec)
+}
