@@ -18,11 +18,15 @@ import (
 // publishes its ranks' events at the end (launch.TraceKey) and gompirun
 // writes them in the Chrome trace event format.
 
-// TraceEvent is one span of a rank's timeline. Start and End are seconds
-// on the rank's clock; Kind is "call" (an MPI call, Name its MPI name),
-// "compute" (between calls) or "wait" (inside a call). A and B are the
-// call's arguments as the deadlock reports give them (peer and tag, or
-// root), for the calls that have them.
+// TraceEvent is one span of a rank's timeline, or one end of a message.
+// Start and End are seconds on the rank's clock; Kind is "call" (an MPI
+// call, Name its MPI name), "compute" (between calls), "wait" (inside a
+// call), or "send" and "recv" for a point-to-point message of the program
+// (not a collective's own), at Start: when it was sent, and when it
+// reached the receiver (its target arrival time in a virtual run), ID
+// naming the message on both sides. A and B are the call's arguments as
+// the deadlock reports give them (peer and tag, or root), for the calls
+// that have them.
 type TraceEvent struct {
 	Rank  int     `json:"r"`
 	Kind  string  `json:"k"`
@@ -31,6 +35,21 @@ type TraceEvent struct {
 	End   float64 `json:"e"`
 	A     *int32  `json:"a,omitempty"`
 	B     *int32  `json:"b,omitempty"`
+	ID    uint64  `json:"i,omitempty"`
+}
+
+// messageID names a message for the trace's arrows: its sender and the
+// sender's request id (which every frame of the message carries).
+func messageID(src int32, sendID uint64) uint64 { return uint64(src)<<40 | sendID&(1<<40-1) }
+
+// traceMessage records one end of a program's point-to-point message
+// (user contexts are even; a collective's is its communicator's + 1).
+func (r *rank) traceMessage(kind string, ctx uint32, src, dst int32, sendID uint64, arrival float64) {
+	if ctx%2 != 0 || !r.trace.traced(int(src)) || !r.trace.traced(int(dst)) {
+		return
+	}
+	t := max(r.traceNow(), arrival)
+	r.trace.add(TraceEvent{Rank: r.id, Kind: kind, Start: t, End: t, ID: messageID(src, sendID)})
 }
 
 // TraceRecord is what a process publishes: its ranks' events, and how many
@@ -49,10 +68,10 @@ type tracer struct {
 	dropped int64
 	depth   int // user-level calls in progress (an exported call may use another)
 	call    userCall
-	start   float64 // the outermost call's start
-	last    float64 // where the last call ended: computation runs from here
-	real    time.Time
-	virtual bool
+	start   float64        // the outermost call's start
+	last    float64        // where the last call ended: computation runs from here
+	real    time.Time      // the job's start, for host times (the same in every process)
+	traced  func(int) bool // which ranks are traced: a message is drawn when both ends are
 }
 
 // now is the rank's clock for the trace.
@@ -160,19 +179,24 @@ func (r *rank) traceEnd() {
 	}
 }
 
-// traceFromEnv reads launch.EnvTrace, "MAX:RANKS": the events each traced
-// rank may keep and which ranks record.
+// traceFromEnv reads launch.EnvTrace, "MAX:EPOCH:RANKS": the events each
+// traced rank may keep, the job's start in Unix nanoseconds (host times
+// count from it in every process), and which ranks record.
 func traceFromEnv(spec string, size int) (Option, error) {
-	maxs, ranks, ok := strings.Cut(spec, ":")
-	max, err := strconv.Atoi(maxs)
-	if !ok || err != nil || max < 1 {
-		return nil, fmt.Errorf("%s=%q: want MAX:RANKS", launch.EnvTrace, spec)
+	f := strings.SplitN(spec, ":", 3)
+	if len(f) != 3 {
+		return nil, fmt.Errorf("%s=%q: want MAX:EPOCH:RANKS", launch.EnvTrace, spec)
 	}
-	set, err := launch.ParseRankSet(ranks, size)
+	max, err1 := strconv.Atoi(f[0])
+	epoch, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || max < 1 {
+		return nil, fmt.Errorf("%s=%q: want MAX:EPOCH:RANKS", launch.EnvTrace, spec)
+	}
+	set, err := launch.ParseRankSet(f[2], size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", launch.EnvTrace, err)
 	}
-	return func(c *config) { c.traced, c.traceMax = set.Has, max }, nil
+	return func(c *config) { c.traced, c.traceMax, c.traceEpoch = set.Has, max, time.Unix(0, epoch) }, nil
 }
 
 // traced reports whether any rank of the process records a timeline.

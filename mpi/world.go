@@ -49,8 +49,9 @@ type config struct {
 	targetEager func(src, dst int) int
 	// traced says which world ranks record a timeline (trace.go), and
 	// traceMax how many events each may keep; nil: none.
-	traced   func(worldRank int) bool
-	traceMax int
+	traced     func(worldRank int) bool
+	traceMax   int
+	traceEpoch time.Time // host times count from here
 }
 
 // WithEagerLimit sets the eager limit in bytes, for every destination
@@ -191,7 +192,7 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 			}
 		}
 		if cfg.traced != nil && cfg.traced(r.id) {
-			r.trace = &tracer{max: cfg.traceMax, real: w.start}
+			r.trace = &tracer{max: cfg.traceMax, real: cfg.traceEpoch, traced: cfg.traced}
 		}
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
 		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id, world: true}

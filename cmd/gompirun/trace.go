@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/gompi/gompi/internal/launch"
 	"github.com/gompi/gompi/mpi"
@@ -21,6 +22,7 @@ import (
 
 // traceRun is what -trace adds to a job.
 type traceRun struct {
+	epoch   int64 // the job's start, Unix nanoseconds: host times count from it
 	file    string
 	ranks   launch.RankSet
 	perRank int // events each traced rank may keep
@@ -51,7 +53,7 @@ func prepareTrace(o *options, ranksSpec string, traceMax int, set map[string]boo
 	if err := checkWritable(o.traceFile); err != nil {
 		return nil, fmt.Errorf("-trace: %v", err)
 	}
-	t := &traceRun{file: o.traceFile, ranks: ranks, perRank: max(1, traceMax/ranks.Count(o.ranks))}
+	t := &traceRun{epoch: time.Now().UnixNano(), file: o.traceFile, ranks: ranks, perRank: max(1, traceMax/ranks.Count(o.ranks))}
 	if o.virt != nil {
 		t.virtual = o.virt.machine.Name
 	}
@@ -60,7 +62,7 @@ func prepareTrace(o *options, ranksSpec string, traceMax int, set map[string]boo
 
 // env is what every process of a traced job gets.
 func (t *traceRun) env() []string {
-	return []string{launch.EnvTrace + "=" + strconv.Itoa(t.perRank) + ":" + t.ranks.String()}
+	return []string{launch.EnvTrace + "=" + strconv.Itoa(t.perRank) + ":" + strconv.FormatInt(t.epoch, 10) + ":" + t.ranks.String()}
 }
 
 // finish gathers the processes' events and writes the trace file; it
@@ -145,10 +147,19 @@ func meta(kind string, tid int, name string) map[string]any {
 	return m
 }
 
-// chromeEvent is e as a complete ("X") event, times in microseconds.
+// chromeEvent is e as a complete ("X") event, or a message's arrow end
+// ("s" at the sender, "f" at the receiver, bound to the span it falls in),
+// times in microseconds.
 func chromeEvent(e mpi.TraceEvent) map[string]any {
 	name, cat := e.Name, "mpi"
 	switch e.Kind {
+	case "send", "recv":
+		ph := map[string]string{"send": "s", "recv": "f"}[e.Kind]
+		ev := map[string]any{"name": "message", "cat": "message", "ph": ph, "id": e.ID, "pid": 0, "tid": e.Rank, "ts": e.Start * 1e6}
+		if ph == "f" {
+			ev["bp"] = "e"
+		}
+		return ev
 	case "compute":
 		name, cat = "computation", "compute"
 	case "wait":

@@ -19,12 +19,14 @@ type chromeTrace struct {
 		Ts   float64        `json:"ts"`
 		Dur  float64        `json:"dur"`
 		Args map[string]any `json:"args"`
+		ID   uint64         `json:"id"`
 	} `json:"traceEvents"`
 	OtherData struct {
 		Clock     string `json:"clock"`
 		Dropped   int64  `json:"dropped_events"`
 		Truncated bool   `json:"truncated"`
 	} `json:"otherData"`
+	messages int // arrows (readTrace)
 }
 
 type span struct {
@@ -34,8 +36,9 @@ type span struct {
 
 // readTrace parses a trace file and checks its structure: on every
 // track, the calls and computation spans follow each other without
-// overlapping, and every waiting span lies inside a call. It returns each
-// track's top-level spans in order.
+// overlapping, every waiting span lies inside a call, and every message
+// arrow that starts also ends, no earlier. It returns each track's
+// top-level spans in order.
 func readTrace(t *testing.T, file string) (chromeTrace, map[int][]span) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -47,8 +50,24 @@ func readTrace(t *testing.T, file string) (chromeTrace, map[int][]span) {
 		t.Fatalf("trace is not JSON: %v", err)
 	}
 	top, waits := map[int][]span{}, map[int][]span{}
+	type end struct {
+		tid int
+		ts  float64
+	}
+	sends, recvs := map[uint64]end{}, map[uint64]end{}
 	for _, e := range tr.TraceEvents {
-		if e.Ph == "M" {
+		switch e.Ph {
+		case "M":
+			continue
+		case "s", "f":
+			m := sends
+			if e.Ph == "f" {
+				m = recvs
+			}
+			if _, dup := m[e.ID]; dup {
+				t.Fatalf("message %x has two %q ends", e.ID, e.Ph)
+			}
+			m[e.ID] = end{e.Tid, e.Ts}
 			continue
 		}
 		if e.Ph != "X" || e.Dur < 0 {
@@ -62,6 +81,17 @@ func readTrace(t *testing.T, file string) (chromeTrace, map[int][]span) {
 		}
 	}
 	const eps = 1e-6 // microseconds
+	if !tr.OtherData.Truncated && len(sends) != len(recvs) {
+		t.Fatalf("%d message arrows start, %d end", len(sends), len(recvs))
+	}
+	for id, s := range sends {
+		if r, ok := recvs[id]; ok && r.ts < s.ts-eps {
+			t.Fatalf("message %x: sent at %v on rank %d, received at %v on rank %d", id, s.ts, s.tid, r.ts, r.tid)
+		} else if !ok && !tr.OtherData.Truncated {
+			t.Fatalf("message %x sent at %v on rank %d never arrives", id, s.ts, s.tid)
+		}
+	}
+	tr.messages = len(sends)
 	for tid, ss := range top {
 		sort.Slice(ss, func(i, j int) bool { return ss[i].start < ss[j].start })
 		for i := 1; i < len(ss); i++ {
@@ -94,6 +124,9 @@ func TestVirtualTrace(t *testing.T) {
 	tr, top := readTrace(t, file)
 	if tr.OtherData.Clock != "virtual" || tr.OtherData.Truncated {
 		t.Errorf("otherData %+v", tr.OtherData)
+	}
+	if want := 4 * 3 * 2 * 3; tr.messages != want { // ranks x iterations x Sendrecvs x sizes
+		t.Errorf("%d message arrows, want %d (the Sendrecvs' messages, not the Allreduces')", tr.messages, want)
 	}
 	data, _ := os.ReadFile(rfile)
 	var rep struct {
