@@ -45,6 +45,15 @@ const (
 	callDup
 	callCreate
 	callSplit
+	// Nonblocking calls: never blocked in, only traced (trace.go).
+	callIsend
+	callIssend
+	callIrecv
+	callIprobe
+	callTest
+	callTestany
+	callTestsome
+	callTestall
 	callsEnd
 )
 
@@ -54,6 +63,7 @@ var callNames = [callsEnd]string{
 	"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv",
 	"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "ReduceScatter", "ReduceScatterBlock",
 	"Scan", "Exscan", "Comm.Dup", "Comm.Create", "Comm.Split",
+	"Isend", "Issend", "Irecv", "Iprobe", "Test", "Testany", "Testsome", "Testall",
 }
 
 // userCall is a rank's current user-level call: its operation and the

@@ -112,6 +112,9 @@ type eventClock interface {
 	Bound() (t float64, ok bool)
 	// Elapse adds d seconds of computation without using the host CPU.
 	Elapse(d float64)
+	// Overhead adds d seconds of the call's own time, charged as
+	// communication (a poll's cost).
+	Overhead(d float64)
 }
 
 // nopClock is the real-mode clock: every event point is free.
@@ -136,3 +139,4 @@ func (nopClock) LeaveEngine()                                                   
 func (nopClock) Now() (float64, bool)                                                  { return 0, false }
 func (nopClock) Bound() (float64, bool)                                                { return 0, false }
 func (nopClock) Elapse(float64)                                                        {}
+func (nopClock) Overhead(float64)                                                      {}

@@ -84,18 +84,27 @@ func (c *Comm) postRecvInto(q *Request, buf []byte, source, tag int) (*Request, 
 // Isend starts a standard-mode send of buf to rank dest (MPI_Isend). buf
 // must not be modified until the request completes.
 func Isend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	if c.traceCall(callIsend, dest, tag) {
+		defer c.leave()
+	}
 	return c.postSend(asBytes(buf), dest, tag, false)
 }
 
 // Issend starts a synchronous send: it completes only once the receiver has
 // matched it (MPI_Issend).
 func Issend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	if c.traceCall(callIssend, dest, tag) {
+		defer c.leave()
+	}
 	return c.postSend(asBytes(buf), dest, tag, true)
 }
 
 // Irecv starts a receive into buf from rank source (or AnySource) with tag
 // (or AnyTag) (MPI_Irecv).
 func Irecv[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
+	if c.traceCall(callIrecv, source, tag) {
+		defer c.leave()
+	}
 	return c.postRecv(asBytes(buf), source, tag)
 }
 
@@ -215,6 +224,9 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 	if err := c.check(); err != nil {
 		return false, Status{}, err
+	}
+	if c.traceCall(callIprobe, source, tag) {
+		defer c.leave()
 	}
 	s, err := c.peer(source, true, "source")
 	if err != nil {

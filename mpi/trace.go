@@ -111,6 +111,25 @@ func (c *Comm) leave() {
 	c.r.traceLeave()
 }
 
+// traceCall brackets a nonblocking call on c for the trace: it reports
+// whether the caller must defer c.leave().
+func (c *Comm) traceCall(op callOp, a, b int) bool {
+	if c == nil || c.r == nil || c.r.trace == nil {
+		return false
+	}
+	c.r.traceEnter(userCall{op: op, a: int32(a), b: int32(b)})
+	return true
+}
+
+// traceTest is traceCall for the Test family, which has no communicator.
+func (r *rank) traceTest(op callOp) bool {
+	if r == nil || r.trace == nil {
+		return false
+	}
+	r.traceEnter(userCall{op: op})
+	return true
+}
+
 // traceEnterWait and traceLeave bracket the Wait calls, which record
 // themselves in the rank (wait.go) rather than through Comm.enter.
 func (r *rank) traceEnterWait() bool {
@@ -147,7 +166,7 @@ func (r *rank) traceLeave() {
 // args are the call's arguments worth showing, if any.
 func (u userCall) args() (a, b int32, ok bool) {
 	switch u.op {
-	case callSend, callSsend, callRecv, callProbe, callSendrecv,
+	case callSend, callSsend, callRecv, callProbe, callSendrecv, callIsend, callIssend, callIrecv, callIprobe,
 		callBcast, callReduce, callGather, callGatherv, callScatter, callScatterv:
 		return u.a, u.b, true
 	}

@@ -288,6 +288,7 @@ func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine() }
 func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
 func (c *virtualClock) Bound() (float64, bool)             { return c.m.Bound() }
 func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }
+func (c *virtualClock) Overhead(d float64)                 { c.m.Overhead(d) }
 
 var modelKind = [...]vtime.MsgKind{transport.Data: vtime.Data, transport.Req: vtime.Req, transport.Ack: vtime.Ack}
 

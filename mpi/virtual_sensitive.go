@@ -339,7 +339,7 @@ func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
 		f := r.unexpected[hit]
 		st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
 	}
-	r.clock.Elapse(r.pollCost)
+	r.clock.Overhead(r.pollCost)
 	return st, nil
 }
 

@@ -192,6 +192,6 @@ func (r *rank) testVirtual(reqs []*Request, complete func() bool, choose func() 
 	if exact {
 		r.stats.temporalExact++
 	}
-	r.clock.Elapse(r.pollCost)
+	r.clock.Overhead(r.pollCost)
 	return idx
 }

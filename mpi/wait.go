@@ -49,6 +49,9 @@ func (q *Request) Test() (bool, Status, error) {
 	if q == nil {
 		return true, emptyStatus(), nil
 	}
+	if q.r.traceTest(callTest) {
+		defer q.r.traceLeave()
+	}
 	if q.r.virtual {
 		reqs := []*Request{q}
 		if q.r.testVirtual(reqs, func() bool { return known(q) }, func() []int { return []int{0} }) == nil {
@@ -282,6 +285,9 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	if r == nil {
 		return Undefined, true, emptyStatus(), nil
 	}
+	if r.traceTest(callTestany) {
+		defer r.traceLeave()
+	}
 	if r.virtual {
 		idx := r.testVirtual(reqs, func() bool { return lowestKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int {
 			now, _ := r.clock.Now()
@@ -330,6 +336,9 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 	if r == nil {
 		return nil, nil, nil
 	}
+	if r.traceTest(callTestsome) {
+		defer r.traceLeave()
+	}
 	if r.virtual {
 		return collectIdx(reqs, r.testVirtual(reqs, func() bool { return allKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int { return knownIdx(reqs) }))
 	}
@@ -375,6 +384,9 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 	if r == nil {
 		st, err := collectAll(reqs) // every entry nil: empty statuses
 		return true, st, err
+	}
+	if r.traceTest(callTestall) {
+		defer r.traceLeave()
 	}
 	if r.virtual {
 		if r.testVirtual(reqs, func() bool { return allKnown(reqs) }, func() []int { return nonNil(reqs) }) == nil {

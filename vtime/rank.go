@@ -104,6 +104,17 @@ func (r *Rank) Elapse(d float64) {
 	}
 }
 
+// Overhead adds d seconds of an MPI call's own time without using the host
+// CPU, charged as communication: a poll's cost (package mpi, pollCost),
+// which is the call's software overhead on the target, not the program's
+// computation.
+func (r *Rank) Overhead(d float64) {
+	if d > 0 {
+		r.tv += d
+		r.comm += d
+	}
+}
+
 // Bound is, for any goroutine, a lower bound on the rank's virtual time
 // while it computes between MPI calls: t_V when the burst began, plus
 // Elapse since, plus the burst's CPU time so far, scaled. Whatever the rank

@@ -181,9 +181,9 @@ func chromeEvent(e mpi.TraceEvent) map[string]any {
 // argNames labels a call's A and B (mpi.TraceEvent).
 func argNames(call string) (a, b string) {
 	switch call {
-	case "Send", "Ssend":
+	case "Send", "Ssend", "Isend", "Issend":
 		return "dest", "tag"
-	case "Recv", "Probe":
+	case "Recv", "Probe", "Irecv", "Iprobe":
 		return "source", "tag"
 	case "Sendrecv":
 		return "dest", "source"

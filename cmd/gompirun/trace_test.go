@@ -162,6 +162,34 @@ func TestVirtualTrace(t *testing.T) {
 		}
 	}
 
+	// Nonblocking calls and polls are spans too: the computation still
+	// adds up (a task farm whose master completes receives by Testany).
+	farm := vprog(t, "taskfarm")
+	r = gorun(t, nil, "-timeout", "25s", "-np", "2", "-virtual", "4", "-cpu-scale", "0", "-trace", file, "-report", rfile, farm, "-tasks", "12", "-mode", "testany")
+	if r.code != 0 {
+		t.Fatalf("farm: exit %d:\n%s", r.code, r.stderr)
+	}
+	_, top = readTrace(t, file)
+	data, _ = os.ReadFile(rfile)
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range rep.PerRank {
+		comp, names := 0.0, map[string]bool{}
+		for _, s := range top[pr.Rank] {
+			if s.cat == "compute" {
+				comp += s.end - s.start
+			}
+			names[s.name] = true
+		}
+		if math.Abs(comp/1e6-pr.Computation) > 1e-9 {
+			t.Errorf("farm rank %d: computation spans add up to %g s, the report says %g s", pr.Rank, comp/1e6, pr.Computation)
+		}
+		if pr.Rank == 0 && (!names["Irecv"] || !names["Testany"]) {
+			t.Errorf("farm master: calls %v, want Irecv and Testany among them", names)
+		}
+	}
+
 	r = gorun(t, nil, "-timeout", "25s", "-np", "2", "-virtual", "4", "-cpu-scale", "0", "-trace", file, "-trace-ranks", "1-2", prog, "-iters", "3")
 	if r.code != 0 {
 		t.Fatalf("-trace-ranks: exit %d:\n%s", r.code, r.stderr)
