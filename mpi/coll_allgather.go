@@ -114,6 +114,7 @@ func (c *Comm) allgather(buf []byte, off []int) error {
 			a = algoRing
 		}
 	}
+	c.traceAlgo(a, len(buf))
 	switch a {
 	case algoRecDbl:
 		return c.allgatherRecDbl(buf, off, c.rank, func(x int) int { return x }, tagAllgather)

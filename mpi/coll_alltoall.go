@@ -60,6 +60,7 @@ func (c *Comm) alltoall(send, recv []byte, bs int) error {
 			a = algoPairwise
 		}
 	}
+	c.traceAlgo(a, len(send))
 	switch a {
 	case algoBruck:
 		return c.alltoallBruck(send, recv, bs)

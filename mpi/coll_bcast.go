@@ -33,6 +33,7 @@ func (c *Comm) bcast(buf []byte, root int) error {
 			a = algoScatterRing
 		}
 	}
+	c.traceAlgo(a, nb)
 	if a == algoBinomial {
 		return c.bcastBinomial(buf, root)
 	}

@@ -119,6 +119,7 @@ func (c *Comm) reduceScatter(data, out []byte, counts []int, rd *reduction) erro
 			a = algoPairwise
 		}
 	}
+	c.traceAlgo(a, len(data))
 	switch a {
 	case algoNoncommutative:
 		return c.redScatNoncommutative(data, out, rd)

@@ -91,6 +91,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 			a = algoRabenseifner
 		}
 	}
+	c.traceAlgo(a, len(data))
 	acc := make([]byte, len(data))
 	copy(acc, data)
 	if a == algoRabenseifner {
@@ -315,6 +316,7 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 			a = algoRabenseifner
 		}
 	}
+	c.traceAlgo(a, len(data))
 	switch a {
 	case algoRing:
 		return c.allreduceRing(out, rd)

@@ -36,6 +36,10 @@ type TraceEvent struct {
 	A     *int32  `json:"a,omitempty"`
 	B     *int32  `json:"b,omitempty"`
 	ID    uint64  `json:"i,omitempty"`
+	// Algo and Bytes: a collective's algorithm and the bytes it handles
+	// on this rank (its buffer), where the call chose one.
+	Algo  string `json:"g,omitempty"`
+	Bytes int    `json:"y,omitempty"`
 }
 
 // messageID names a message for the trace's arrows: its sender and the
@@ -68,6 +72,8 @@ type tracer struct {
 	dropped int64
 	depth   int // user-level calls in progress (an exported call may use another)
 	call    userCall
+	algo    algo // the collective algorithm the call in progress chose, and its bytes
+	bytes   int
 	start   float64        // the outermost call's start
 	last    float64        // where the last call ended: computation runs from here
 	real    time.Time      // the job's start, for host times (the same in every process)
@@ -100,7 +106,15 @@ func (r *rank) traceEnter(u userCall) {
 	if now > t.last {
 		t.add(TraceEvent{Rank: r.id, Kind: "compute", Start: t.last, End: now})
 	}
-	t.call, t.start = u, now
+	t.call, t.start, t.algo, t.bytes = u, now, algoAuto, 0
+}
+
+// traceAlgo notes the algorithm a collective chose, and its bytes.
+func (c *Comm) traceAlgo(a algo, bytes int) {
+	if c == nil || c.r == nil || c.r.trace == nil || c.r.trace.depth == 0 {
+		return
+	}
+	c.r.trace.algo, c.r.trace.bytes = a, bytes
 }
 
 // leave ends the user-level call c's rank is in (deferred after enter).
@@ -152,6 +166,9 @@ func (r *rank) traceLeave() {
 	e := TraceEvent{Rank: r.id, Kind: "call", Name: callNames[t.call.op], Start: t.start, End: now}
 	if a, b, ok := t.call.args(); ok {
 		e.A, e.B = &a, &b
+	}
+	if t.algo != algoAuto {
+		e.Algo, e.Bytes = t.algo.String(), t.bytes
 	}
 	if len(t.events)+1+len(t.waits) > t.max {
 		t.dropped += int64(1 + len(t.waits))

@@ -167,12 +167,18 @@ func chromeEvent(e mpi.TraceEvent) map[string]any {
 	}
 	ev := map[string]any{"name": name, "cat": cat, "ph": "X", "pid": 0, "tid": e.Rank,
 		"ts": e.Start * 1e6, "dur": (e.End - e.Start) * 1e6}
+	args := map[string]any{}
 	if e.A != nil {
 		la, lb := argNames(e.Name)
-		args := map[string]int32{la: *e.A}
+		args[la] = *e.A
 		if lb != "" {
 			args[lb] = *e.B
 		}
+	}
+	if e.Algo != "" {
+		args["algorithm"], args["bytes"] = e.Algo, e.Bytes
+	}
+	if len(args) > 0 {
 		ev["args"] = args
 	}
 	return ev

@@ -125,6 +125,11 @@ func TestVirtualTrace(t *testing.T) {
 	if tr.OtherData.Clock != "virtual" || tr.OtherData.Truncated {
 		t.Errorf("otherData %+v", tr.OtherData)
 	}
+	for _, e := range tr.TraceEvents {
+		if e.Name == "Allreduce" && (e.Args["algorithm"] == nil || e.Args["bytes"] != 8.0) {
+			t.Errorf("Allreduce span args %v: want its algorithm and 8 bytes", e.Args)
+		}
+	}
 	if want := 4 * 3 * 2 * 3; tr.messages != want { // ranks x iterations x Sendrecvs x sizes
 		t.Errorf("%d message arrows, want %d (the Sendrecvs' messages, not the Allreduces')", tr.messages, want)
 	}
