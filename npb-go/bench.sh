@@ -2,17 +2,19 @@
 # bench.sh: the NAS kernels run through gompirun, side by side with an
 # NPB 3.4 MPI reference build when one is given.
 #
-#   npb-go/bench.sh [-class A] [-np "1 2"] [-runs 3] [-ref DIR] [-kernels "ep is cg mg ft"]
+#   npb-go/bench.sh [-class A] [-np "1 2"] [-runs 3] [-ref DIR] [-kernels "ep is cg mg ft sp"]
 #
 # For every kernel and process count it prints the best (smallest) of -runs
 # runs of: the kernel's own "Time in seconds" (npb-s) and the wall time of
 # the whole job (wall-s: launch, setup and verification included). -ref DIR
 # is the bin directory of an NPB 3.4 MPI build (holding k.CLASS.x), run with
 # `mpirun -np N` the same number of times, alternating with the Go runs so
-# that both see the same load. Run from the repository root.
+# that both see the same load. SP needs a square number of processes: it
+# runs on the next square at or above each -np (2 becomes 4). Run from the
+# repository root.
 set -euo pipefail
 
-class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft"
+class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft sp"
 while [ $# -gt 0 ]; do
 	if [ $# -lt 2 ]; then
 		echo "bench.sh: $1 needs a value" >&2
@@ -57,8 +59,21 @@ best() {
 }
 
 printf "%-6s %-5s %-5s %-9s %-9s %-9s %-9s\n" kernel class ranks go-npb-s go-wall-s ref-npb-s ref-wall-s
+# ranks K N: the process count kernel K runs on for -np N.
+ranks() {
+	case $1 in
+	sp | bt)
+		local s=1
+		while ((s * s < $2)); do s=$((s + 1)); done
+		echo $((s * s))
+		;;
+	*) echo "$2" ;;
+	esac
+}
+
 for k in $kernels; do
-	for np in $nps; do
+	for n in $nps; do
+		np=$(ranks "$k" "$n")
 		g=() r=()
 		for ((i = 0; i < runs; i++)); do
 			g+=("$(one "$bin/gompirun" -np "$np" "$bin/$k" -class "$class")")

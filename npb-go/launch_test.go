@@ -1,7 +1,7 @@
 // Package npbgo_test runs the NAS kernels as users do: as separate
 // processes started by gompirun, for real and under virtual time.
 //
-// gompirun and the five kernels are built once (TestMain); every job is
+// gompirun and the benchmarks are built once (TestMain); every job is
 // bounded by gompirun's -timeout and by the test's own deadline.
 package npbgo_test
 
@@ -22,7 +22,20 @@ import (
 	"time"
 )
 
-var kernels = []string{"ep", "is", "cg", "mg", "ft"}
+var kernels = []string{"ep", "is", "cg", "mg", "ft", "sp"}
+
+// ranksFor is the rank count a test uses for benchmark k where it would
+// use n: SP (and BT) need a square count, so 2 becomes 4 and 8 becomes 16.
+func ranksFor(k string, n int) int {
+	if k != "sp" && k != "bt" {
+		return n
+	}
+	for s := 1; ; s++ {
+		if s*s >= n {
+			return s * s
+		}
+	}
+}
 
 // bin is the directory holding the built gompirun and kernels; work is an
 // empty working directory for the jobs, so that a timer.flag file lying in
@@ -118,6 +131,7 @@ var verificationValues = map[string]*regexp.Regexp{
 	"cg": regexp.MustCompile(`(?m)^ (Zeta is .*|Error is .*)$`),
 	"mg": regexp.MustCompile(`(?m)^ (L2 Norm is .*|Error is .*)$`),
 	"ft": regexp.MustCompile(`(?m)^ T = +\d+ +Checksum = .*$`),
+	"sp": regexp.MustCompile(`(?m)^ +\d +\S+ \S+ \S+$`), // RMS norms of the residual and the error: computed, reference, difference
 }
 
 // wantVerified checks that a job ended well, ran ranks ranks and verified.
@@ -173,19 +187,21 @@ func sameResults(t *testing.T, k string, a, b result, what string) {
 	}
 }
 
-// TestClassWTwoProcesses runs every kernel at class W as two processes,
-// over shared memory (the default between processes of one host) and over
-// forced TCP; both must verify, with the same numbers.
+// TestClassWTwoProcesses runs every kernel at class W as two processes
+// (four for SP, which needs a square count), over shared memory (the
+// default between processes of one host) and over forced TCP; both must
+// verify, with the same numbers.
 func TestClassWTwoProcesses(t *testing.T) {
 	for _, k := range kernels {
 		t.Run(k, func(t *testing.T) {
-			shm := gompirun(t, nil, "-np", "2", kernel(k), "-class", "W")
-			wantVerified(t, shm, 2)
+			np := ranksFor(k, 2)
+			shm := gompirun(t, nil, "-np", fmt.Sprint(np), kernel(k), "-class", "W")
+			wantVerified(t, shm, np)
 			if shm.stderr != "" {
 				t.Errorf("stderr of a successful run: %q", shm.stderr)
 			}
-			tcp := gompirun(t, []string{"GOMPI_TRANSPORT=tcp"}, "-np", "2", kernel(k), "-class", "W")
-			wantVerified(t, tcp, 2)
+			tcp := gompirun(t, []string{"GOMPI_TRANSPORT=tcp"}, "-np", fmt.Sprint(np), kernel(k), "-class", "W")
+			wantVerified(t, tcp, np)
 			sameResults(t, k, shm, tcp, "shared memory versus TCP")
 		})
 	}
@@ -250,14 +266,15 @@ type prediction struct {
 	} `json:"per_rank"`
 }
 
-// predict runs kernel k at class S as 8 virtual ranks over np processes
-// with -cpu-scale 0 and returns its report.
+// predict runs kernel k at class S as 8 virtual ranks (16 for SP) over np
+// processes with -cpu-scale 0 and returns its report.
 func predict(t *testing.T, k string, np int) prediction {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "report.json")
-	r := gompirun(t, nil, "-np", fmt.Sprint(np), "-virtual", "8", "-cpu-scale", "0", "-report", file, kernel(k), "-class", "S")
-	wantVerified(t, r, 8)
-	wantReport(t, r, 8, "0")
+	n := ranksFor(k, 8)
+	r := gompirun(t, nil, "-np", fmt.Sprint(np), "-virtual", fmt.Sprint(n), "-cpu-scale", "0", "-report", file, kernel(k), "-class", "S")
+	wantVerified(t, r, n)
+	wantReport(t, r, n, "0")
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -266,8 +283,8 @@ func predict(t *testing.T, k string, np int) prediction {
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatalf("-report %s: %v", b, err)
 	}
-	if len(p.PerRank) != 8 || !(p.Predicted > 0) {
-		t.Fatalf("report of %d ranks predicting %g s, want 8 ranks and a positive time:\n%s", len(p.PerRank), p.Predicted, b)
+	if len(p.PerRank) != n || !(p.Predicted > 0) {
+		t.Fatalf("report of %d ranks predicting %g s, want %d ranks and a positive time:\n%s", len(p.PerRank), p.Predicted, n, b)
 	}
 	for _, rr := range p.PerRank {
 		if !rr.Finished {
@@ -293,7 +310,7 @@ func inProcess(t *testing.T, k string) prediction {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, k+".test"), "-test.run", "^TestPredictInProcess$", "-test.v")
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "NPB_TIMER_FLAG=0", "NPB_PREDICT_RANKS=8", "NPB_PREDICT_REPORT="+file)
+	cmd.Env = append(os.Environ(), "NPB_TIMER_FLAG=0", fmt.Sprintf("NPB_PREDICT_RANKS=%d", ranksFor(k, 8)), "NPB_PREDICT_REPORT="+file)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestPredictInProcess") {
 		t.Fatalf("%s.test -test.run TestPredictInProcess: %v\n%s", k, err, out)
@@ -384,6 +401,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-np", "3", kernel("cg")}, "cg: number of processes 3 is not a power of two"},
 		{[]string{"-np", "3", kernel("ft")}, "ft: the number of ranks must be a power of two, got 3"},
 		{[]string{"-np", "2", "-virtual", "6", kernel("is")}, "is: number of processes 6 is not a power of two"},
+		{[]string{"-np", "2", kernel("sp")}, "sp: 2 processes: SP needs a square number of processes"},
 	}
 	for _, c := range cases {
 		r := gompirun(t, nil, c.args...)
