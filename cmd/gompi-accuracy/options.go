@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,8 +16,13 @@ import (
 
 const usageLine = "usage: gompi-accuracy [-kernels ep,is,cg,mg,ft] [-class A] [-runs 5] [-np 2] [-cases LIST] [-rates 1gbit,200mbit] [-machine FILE] [-net-machine RATE=FILE]... [-machine-dir DIR] [-timeout 10m] [-format text|markdown] [-o FILE.csv]"
 
-// allKernels are the NAS kernels of npb-go, in the order rows are printed.
-var allKernels = []string{"ep", "is", "cg", "mg", "ft"}
+// allKernels are the NAS kernels of npb-go, in the order rows are printed:
+// the default of -kernels. The pseudo-applications (extraKernels) need
+// square rank counts, so they run only when named, with such a -np.
+var (
+	allKernels   = []string{"ep", "is", "cg", "mg", "ft"}
+	extraKernels = []string{"sp"}
+)
 
 // options are the parsed command line.
 type options struct {
@@ -127,8 +133,8 @@ func parseKernels(list string) ([]string, error) {
 	for _, k := range strings.Split(list, ",") {
 		k = strings.ToLower(strings.TrimSpace(k))
 		switch {
-		case !slices.Contains(allKernels, k):
-			return nil, fmt.Errorf("-kernels: %q is not one of %s", k, strings.Join(allKernels, ","))
+		case !slices.Contains(allKernels, k) && !slices.Contains(extraKernels, k):
+			return nil, fmt.Errorf("-kernels: %q is not one of %s", k, strings.Join(append(slices.Clone(allKernels), extraKernels...), ","))
 		case slices.Contains(ks, k):
 			return nil, fmt.Errorf("-kernels: %s given twice", k)
 		}
@@ -138,10 +144,13 @@ func parseKernels(list string) ([]string, error) {
 }
 
 // checkRanks rejects rank counts a kernel would refuse only after the
-// build: IS, CG and FT need a power of two.
+// build: IS, CG and FT need a power of two, SP a square.
 func checkRanks(np int, kernels []string) error {
 	if np < 2 {
 		return fmt.Errorf("-np %d: need at least 2 ranks (a prediction of one rank has no communication)", np)
+	}
+	if s := int(math.Sqrt(float64(np))); s*s != np && slices.Contains(kernels, "sp") {
+		return fmt.Errorf("-np %d: sp needs a square number of ranks (4, 9, 16, ...)", np)
 	}
 	if np&(np-1) != 0 {
 		for _, k := range kernels {

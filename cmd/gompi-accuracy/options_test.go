@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,7 @@ func TestParseOptionsRejects(t *testing.T) {
 		{[]string{"-np", "1"}, "-np"},
 		{[]string{"-np", "3"}, "power of two"},
 		{[]string{"-np", "3", "-kernels", "ep", "-cases", "net"}, "even"},
+		{[]string{"-kernels", "ep,sp"}, "square"},
 		{[]string{"-rates", "fast"}, "-rates"},
 		{[]string{"-rates", "0mbit"}, "-rates"},
 		{[]string{"-rates", "1-gbit"}, "-rates"},
@@ -95,6 +97,9 @@ func TestParseOptionsRejects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want one saying %q", tc.args, err, tc.want)
 		}
+	}
+	if o, err := parseOptions([]string{"-np", "4", "-kernels", "sp,cg"}); err != nil || !slices.Equal(o.kernels, []string{"sp", "cg"}) {
+		t.Errorf("-np 4 -kernels sp,cg: %+v, %v", o, err)
 	}
 	if _, err := parseOptions([]string{"-np", "3", "-kernels", "ep,mg", "-cases", "shm",
 		"-machine", "tianhe1a", "-net-machine", "1gbit=tianhe1a", "-class", "s"}); err != nil {
