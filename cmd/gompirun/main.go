@@ -71,9 +71,14 @@ type options struct {
 	calib *calibration
 }
 
+// helpText is the -h / --help output: the usage line and every option, a
+// line or two each.
+var helpText string
+
 func parse(args []string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("gompirun", flag.ContinueOnError)
+	defer func() { helpText = usageText(fs) }()
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&o.np, "np", 1, "number of processes")
 	fs.IntVar(&o.np, "n", 1, "same as -np")
@@ -223,6 +228,30 @@ func parseHosts(o *options, list, file string, set map[string]bool) error {
 	return nil
 }
 
+// usageText lists fs's options (all but the test-only ones, whose
+// description is empty) under the usage line.
+func usageText(fs *flag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString(usageLine + "\n\noptions:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage == "" {
+			return
+		}
+		name, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(&b, "  -%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(&b, " %s", name)
+		}
+		fmt.Fprintf(&b, "\n        %s", usage)
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			fmt.Fprintf(&b, " (default %s)", f.DefValue)
+		}
+		b.WriteString("\n")
+	})
+	b.WriteString("\nSee docs/gompirun.md (man ./docs/gompirun.1) for the details.\n")
+	return b.String()
+}
+
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == proxyArg {
 		os.Exit(runProxy(os.Stdin, os.Stdout))
@@ -232,8 +261,7 @@ func main() {
 	}
 	o, err := parse(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Println(usageLine)
-		fmt.Println("see docs/gompirun.md or man gompirun")
+		fmt.Print(helpText)
 		os.Exit(0)
 	}
 	if err != nil {

@@ -115,3 +115,24 @@ func TestVirtualPlot(t *testing.T) {
 		}
 	}
 }
+
+// -h and --help list every option with a line on what it does, on
+// standard output, exit 0.
+func TestHelpListsEveryOption(t *testing.T) {
+	for _, h := range []string{"-h", "--help"} {
+		r := gorun(t, nil, h)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", h, r.code, r.stderr)
+		}
+		for _, opt := range []string{"-np", "-n", "-ranks", "-virtual", "-machine", "-cpu-scale", "-report", "-plot",
+			"-trace", "-trace-ranks", "-trace-max", "-hosts", "-hostfile", "-launcher", "-iface", "-tag-output",
+			"-timeout", "-calibrate", "-contention-kernel", "-print-machine"} {
+			if !strings.Contains(r.stdout, "\n  "+opt+" ") && !strings.Contains(r.stdout, "\n  "+opt+"\n") {
+				t.Errorf("%s does not list %s:\n%s", h, opt, r.stdout)
+			}
+		}
+		if strings.Contains(r.stdout, "calibrate-quick") {
+			t.Errorf("%s lists the test-only -calibrate-quick", h)
+		}
+	}
+}
