@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -55,6 +56,8 @@ type options struct {
 	traceFile string
 	trace     *traceRun
 
+	version bool // -version: print it and exit
+
 	// -print-machine NAME|FILE: print that machine as a file and exit.
 	printMachine    string
 	printMachineSet bool
@@ -93,6 +96,7 @@ func parse(args []string) (*options, error) {
 	traceRanks := fs.String("trace-ranks", "all", "-trace: the ranks traced, such as 0-15,32")
 	traceMax := fs.Int("trace-max", defaultTraceMax, "-trace: the most events kept (shared by the traced ranks); past it the trace is truncated")
 	fs.StringVar(&o.plot, "plot", "", "also draw the prediction to this .svg or .png file: a sweep's time and breakdown against P, or one run's ranks")
+	fs.BoolVar(&o.version, "version", false, "print gompirun's version (module version, commit, Go) and exit")
 	fs.StringVar(&o.printMachine, "print-machine", "", "print a machine preset or file as a machine file, every default spelt out, and exit")
 	hostList := fs.String("hosts", "", "hosts to run on: host[:slots],...")
 	hostfile := fs.String("hostfile", "", "file of hosts to run on, one host[:slots] or 'host slots=N' a line")
@@ -107,6 +111,12 @@ func parse(args []string) (*options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["version"] {
+		if len(set) > 1 || fs.NArg() > 0 {
+			return nil, errors.New("-version prints the version and exits: it takes no other option and no program")
+		}
+		return o, nil
+	}
 	if set["virtual"] {
 		var err error
 		if o.virtual, o.sweep, err = parseVirtual(*virtual); err != nil {
@@ -228,6 +238,37 @@ func parseHosts(o *options, list, file string, set map[string]bool) error {
 	return nil
 }
 
+// versionLine is gompirun's version: the module's (or "(devel)" when built
+// in its own tree), the commit and its date when the build recorded them
+// (with "+changes" for a modified tree), and the Go toolchain.
+func versionLine() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "gompirun (unknown version)"
+	}
+	v := "gompirun " + bi.Main.Version
+	var rev, when, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+changes"
+			}
+		}
+	}
+	if rev != "" {
+		v += " commit " + rev[:min(12, len(rev))] + dirty
+		if when != "" {
+			v += " (" + when + ")"
+		}
+	}
+	return v + ", " + bi.GoVersion
+}
+
 // usageText lists fs's options (all but the test-only ones, whose
 // description is empty) under the usage line.
 func usageText(fs *flag.FlagSet) string {
@@ -267,6 +308,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: %v (%s)\n", err, usageLine)
 		os.Exit(2)
+	}
+	if o.version {
+		fmt.Println(versionLine())
+		os.Exit(0)
 	}
 	// Every process would refuse a bad GOMPI_* setting; say so once, before
 	// anything starts.

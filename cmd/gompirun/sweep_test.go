@@ -135,4 +135,10 @@ func TestHelpListsEveryOption(t *testing.T) {
 			t.Errorf("%s lists the test-only -calibrate-quick", h)
 		}
 	}
+	if r := gorun(t, nil, "-version"); r.code != 0 || !strings.HasPrefix(r.stdout, "gompirun ") || !strings.Contains(r.stdout, ", go1.") {
+		t.Errorf("-version: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if r := gorun(t, nil, "-version", "-np", "2"); r.code != 2 || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("-version -np 2: exit %d, stderr %q; want a one-line usage error", r.code, r.stderr)
+	}
 }
