@@ -113,17 +113,30 @@ func atLeast(min int) func(string) error {
 // it before starting a job, and each process of a job again, so that a
 // mistyped setting stops the job instead of being ignored or changing its
 // transport behind the user's back.
-func CheckSettings() error {
+func CheckSettings() error { return CheckSettingsIn(os.Environ()) }
+
+// CheckSettingsIn is CheckSettings for the environment env (NAME=VALUE
+// entries; of duplicate names the last counts, as for a process started
+// with it): gompirun checks what its -x and -genv add.
+func CheckSettingsIn(env []string) error {
+	last := map[string]string{}
+	var order []string
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		if _, seen := last[name]; !seen {
+			order = append(order, name)
+		}
+		last[name] = val
+	}
 	job := map[string]bool{}
 	for _, kv := range (&launch.Env{}).Vars() {
 		name, _, _ := strings.Cut(kv, "=")
 		job[name] = true
 	}
 	var unknown []string
-	for _, kv := range os.Environ() {
-		name, val, _ := strings.Cut(kv, "=")
+	for _, name := range order {
+		val := last[name]
 		if !strings.HasPrefix(name, "GOMPI_") || job[name] || val == "" { // empty: unset
-
 			continue
 		}
 		if rest, ok := strings.CutPrefix(name, CollEnvPrefix); ok {

@@ -28,7 +28,7 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-trace FILE [-trace-ranks R] [-trace-max N]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-trace FILE [-trace-ranks R] [-trace-max N]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
 	" | gompirun -print-machine NAME|FILE"
 
@@ -56,7 +56,8 @@ type options struct {
 	traceFile string
 	trace     *traceRun
 
-	version bool // -version: print it and exit
+	version bool     // -version: print it and exit
+	env     []string // -x and -genv: NAME=VALUE for every process (userenv.go)
 
 	// -print-machine NAME|FILE: print that machine as a file and exit.
 	printMachine    string
@@ -96,6 +97,9 @@ func parse(args []string) (*options, error) {
 	traceRanks := fs.String("trace-ranks", "all", "-trace: the ranks traced, such as 0-15,32")
 	traceMax := fs.Int("trace-max", defaultTraceMax, "-trace: the most events kept (shared by the traced ranks); past it the trace is truncated")
 	fs.StringVar(&o.plot, "plot", "", "also draw the prediction to this .svg or .png file: a sweep's time and breakdown against P, or one run's ranks")
+	var xs, genvs envList
+	fs.Var(&xs, "x", "VAR or VAR=VALUE: set VAR in every rank's environment, on every host (repeatable)")
+	fs.Var(&genvs, "genv", "VAR VALUE: set VAR to VALUE in every rank's environment, on every host (repeatable)")
 	fs.BoolVar(&o.version, "version", false, "print gompirun's version (module version, commit, Go) and exit")
 	fs.StringVar(&o.printMachine, "print-machine", "", "print a machine preset or file as a machine file, every default spelt out, and exit")
 	hostList := fs.String("hosts", "", "hosts to run on: host[:slots],...")
@@ -106,7 +110,14 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&calib.file, "calibrate", "", "measure this machine and write its machine file here (- for standard output)")
 	fs.StringVar(&calib.kernel, "contention-kernel", "mixed", "-calibrate: contention factors written: compute, memory or mixed")
 	fs.BoolVar(&calib.quick, "calibrate-quick", false, "") // tests: few repetitions
+	args, err := joinGenv(fs, args)
+	if err != nil {
+		return nil, err
+	}
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.env, err = userEnv(xs, genvs); err != nil {
 		return nil, err
 	}
 	set := map[string]bool{}
@@ -148,7 +159,6 @@ func parse(args []string) (*options, error) {
 	if err := sizeJob(o, set); err != nil {
 		return nil, err
 	}
-	var err error
 	if o.trace, err = prepareTrace(o, *traceRanks, *traceMax, set); err != nil {
 		return nil, err
 	}
@@ -315,7 +325,7 @@ func main() {
 	}
 	// Every process would refuse a bad GOMPI_* setting; say so once, before
 	// anything starts.
-	if err := mpi.CheckSettings(); err != nil && !o.printMachineSet {
+	if err := mpi.CheckSettingsIn(append(os.Environ(), o.env...)); err != nil && !o.printMachineSet {
 		fmt.Fprintf(os.Stderr, "gompirun: %v\n", err)
 		os.Exit(2)
 	}

@@ -142,3 +142,29 @@ func TestHelpListsEveryOption(t *testing.T) {
 		t.Errorf("-version -np 2: exit %d, stderr %q; want a one-line usage error", r.code, r.stderr)
 	}
 }
+
+// -x VAR=VALUE, -x VAR (gompirun's own value) and -genv VAR VALUE set a
+// variable in every rank's environment; bad names, unset variables and the
+// variables gompirun sets itself are one-line usage errors.
+func TestUserEnvironment(t *testing.T) {
+	r := gorun(t, []string{"JOB_TEST_B=from-gompirun"}, "-np", "2", "-x", "JOB_TEST_A=x value", "-x", "JOB_TEST_B", jobProg, "-mode", "env")
+	if r.code != 0 || strings.Count(r.stdout, `A="x value" B="from-gompirun"`) != 2 {
+		t.Errorf("-x: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = gorun(t, nil, "-genv", "JOB_TEST_A", "a b", "-np", "2", "-genv", "JOB_TEST_B", "", jobProg, "-mode", "env")
+	if r.code != 0 || strings.Count(r.stdout, `A="a b" B=""`) != 2 {
+		t.Errorf("-genv: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"-np", "2", "-x", "1BAD=1", jobProg},
+		{"-np", "2", "-x", "JOB_TEST_SURELY_UNSET", jobProg},
+		{"-np", "2", "-x", "GOMPI_SIZE=9", jobProg},
+		{"-np", "2", "-genv", "GOMPI_SPIN", "bogus", jobProg},
+		{"-np", "2", "-genv", "A"},
+	} {
+		r := gorun(t, nil, args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("gompirun %v: exit %d, stderr %q; want exit 2 and one line", args, r.code, r.stderr)
+		}
+	}
+}

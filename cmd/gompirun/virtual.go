@@ -90,8 +90,9 @@ func printMachine(spec string, w io.Writer) error {
 	return err
 }
 
-// procEnv is what -virtual and -calibrate add to every process's
-// environment.
+// procEnv is what -virtual, -calibrate, -trace, -x and -genv add to every
+// process's environment (the user's last, so that they win over
+// gompirun's own environment, which every process also gets).
 func (o *options) procEnv() []string {
 	var vars []string
 	if o.virt != nil {
@@ -103,6 +104,7 @@ func (o *options) procEnv() []string {
 	if o.trace != nil {
 		vars = append(vars, o.trace.env()...)
 	}
+	vars = append(vars, o.env...) // -x, -genv
 	return vars
 }
 

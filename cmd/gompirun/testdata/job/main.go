@@ -20,7 +20,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, poll, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc")
+	mode := flag.String("mode", "ring", "ring, poll, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, env")
 	rounds := flag.Int("rounds", 64, "rounds of the poll mode")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
@@ -72,6 +72,9 @@ func main() {
 				_, err := mpi.Recv(c, make([]byte, 1), c.Size()-1, 7)
 				return err
 			}
+			return nil
+		case "env": // each rank prints what -x and -genv set
+			fmt.Printf("rank %d: A=%q B=%q\n", c.Rank(), os.Getenv("JOB_TEST_A"), os.Getenv("JOB_TEST_B"))
 			return nil
 		case "where":
 			if err := ring(c); err != nil {
