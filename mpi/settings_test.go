@@ -91,3 +91,17 @@ func TestSettingsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// CheckSettingsIn judges the environment it is given, the last of
+// duplicate names counting, as a process started with it would see it.
+func TestCheckSettingsIn(t *testing.T) {
+	if err := CheckSettingsIn([]string{"PATH=/bin", "GOMPI_SPIN=bogus", "GOMPI_SPIN=200"}); err != nil {
+		t.Errorf("the last GOMPI_SPIN is good: %v", err)
+	}
+	if err := CheckSettingsIn([]string{"GOMPI_SPIN=200", "GOMPI_SPIN=bogus"}); err == nil || !strings.Contains(err.Error(), "GOMPI_SPIN") {
+		t.Errorf("the last GOMPI_SPIN is bad: %v", err)
+	}
+	if err := CheckSettingsIn([]string{"GOMPI_NO_SUCH=1"}); err == nil || !strings.Contains(err.Error(), "unknown setting GOMPI_NO_SUCH") {
+		t.Errorf("unknown name: %v", err)
+	}
+}

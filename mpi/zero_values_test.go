@@ -133,6 +133,7 @@ var zeroCalls = []struct {
 	{"WithEagerLimit", false, func() error { WithEagerLimit(0); return nil }},
 	// Reads the environment, not its arguments: only that it does not panic.
 	{"CheckSettings", false, func() error { _ = CheckSettings(); return nil }},
+	{"CheckSettingsIn", false, func() error { return CheckSettingsIn(nil) }},
 	{"WithClocks", false, func() error { withClocks(nil); return nil }},
 	{"WithVirtual", false, func() error { return Run(1, func(*Comm) error { return nil }, WithVirtual(nil)) }},
 	{"NewVirtual", true, func() error { _, err := NewVirtual(nil, 0, 0); return err }},

@@ -170,8 +170,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 		name string
 		s    Stat
 	}{{"computation", rep.Computation}, {"communication", rep.Communication}, {"waiting", rep.Waiting}} {
-		p("  %-15s %12s %12s %12s   (min rank %d, max rank %d)\n", row.name,
-			Seconds(row.s.Min), Seconds(row.s.Mean), Seconds(row.s.Max), row.s.MinRank, row.s.MaxRank)
+		p("  %-15s %12s %12s %12s", row.name, Seconds(row.s.Min), Seconds(row.s.Mean), Seconds(row.s.Max))
+		if row.s.Min != row.s.Max { // naming ranks means something only when they differ
+			p("   (min rank %d, max rank %d)", row.s.MinRank, row.s.MaxRank)
+		}
+		p("\n")
 	}
 	if c := rep.Contention; c != nil {
 		p("  computation x%s for contention: %s per node, host computes %s at once\n",
