@@ -170,8 +170,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 		name string
 		s    Stat
 	}{{"computation", rep.Computation}, {"communication", rep.Communication}, {"waiting", rep.Waiting}} {
-		p("  %-15s %12s %12s %12s", row.name, Seconds(row.s.Min), Seconds(row.s.Mean), Seconds(row.s.Max))
-		if row.s.Min != row.s.Max { // naming ranks means something only when they differ
+		lo, hi := Seconds(row.s.Min), Seconds(row.s.Max)
+		p("  %-15s %12s %12s %12s", row.name, lo, Seconds(row.s.Mean), hi)
+		if lo != hi { // naming ranks means something only where they differ as shown
 			p("   (min rank %d, max rank %d)", row.s.MinRank, row.s.MaxRank)
 		}
 		p("\n")
