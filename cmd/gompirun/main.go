@@ -243,7 +243,9 @@ func parseHosts(o *options, list, file string, set map[string]bool) error {
 		return err
 	}
 	if o.np >= 1 {
-		o.hostOf = launch.AssignHosts(o.hosts, o.np)
+		if o.hostOf, err = launch.AssignHosts(o.hosts, o.np); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -10,11 +10,13 @@ import (
 	"strings"
 )
 
-// Host is one entry of a host list: a machine and how many processes it
-// takes per pass over the list.
+// Host is one entry of a host list: a machine, how many processes it
+// takes per pass over the list, and the most it takes in all (Open MPI's
+// max_slots; 0: no limit, passes go on while processes remain).
 type Host struct {
-	Name  string
-	Slots int
+	Name     string
+	Slots    int
+	MaxSlots int
 }
 
 // ParseHosts reads MPICH's -hosts syntax: "a,b:2,c", slots default 1.
@@ -103,14 +105,8 @@ func parseHostfile(r io.Reader, name string) ([]Host, error) {
 		switch {
 		case len(fields) == 1:
 			h, err = parseHostSlots(fields[0])
-		case len(fields) == 2 && strings.HasPrefix(fields[1], "slots="):
-			n := strings.TrimPrefix(fields[1], "slots=")
-			if n == "" {
-				n = "none" // "slots=" alone is a mistake, not the default
-			}
-			h, err = newHost(fields[0], n, strings.TrimSpace(text))
 		default:
-			err = fmt.Errorf("%q: want host, host:N or host slots=N", strings.TrimSpace(text))
+			h, err = parseKeywords(fields, strings.TrimSpace(text))
 		}
 		if err != nil {
 			return nil, bad(err)
@@ -126,20 +122,61 @@ func parseHostfile(r io.Reader, name string) ([]Host, error) {
 	return hosts, nil
 }
 
-// AssignHosts gives each of np processes its host: the hosts are filled in
-// order, Slots processes each, and the list is cycled over again while
-// processes remain (as MPICH's hydra does). The result is the index into
-// hosts of every process.
-func AssignHosts(hosts []Host, np int) []int {
-	at := make([]int, 0, np)
-	for len(at) < np {
-		for i, h := range hosts {
-			for s := 0; s < h.Slots && len(at) < np; s++ {
-				at = append(at, i)
-			}
+// parseKeywords reads an Open MPI host file line: a host and keywords,
+// slots=N and max_slots=M, each at most once (in any order).
+func parseKeywords(fields []string, entry string) (Host, error) {
+	slots, max := "", ""
+	for _, kw := range fields[1:] {
+		key, val, ok := strings.Cut(kw, "=")
+		if val == "" {
+			val = "none" // "slots=" alone is a mistake, not the default
+		}
+		switch {
+		case ok && key == "slots" && slots == "":
+			slots = val
+		case ok && key == "max_slots" && max == "":
+			max = val
+		default:
+			return Host{}, fmt.Errorf("%q: want host, host:N or host slots=N [max_slots=M]", entry)
 		}
 	}
-	return at
+	if slots == "" {
+		slots = "1"
+	}
+	h, err := newHost(fields[0], slots, entry)
+	if err != nil || max == "" {
+		return h, err
+	}
+	m, err := strconv.Atoi(max)
+	if err != nil || m < h.Slots {
+		return Host{}, fmt.Errorf("%q: max_slots must be a number no smaller than slots (%d)", entry, h.Slots)
+	}
+	h.MaxSlots = m
+	return h, nil
+}
+
+// AssignHosts gives each of np processes its host: the hosts are filled in
+// order, Slots processes each, and the list is cycled over again while
+// processes remain (as MPICH's hydra does), but no host gets more than its
+// MaxSlots. The result is the index into hosts of every process; it is an
+// error when the hosts' MaxSlots leave too few places.
+func AssignHosts(hosts []Host, np int) ([]int, error) {
+	at := make([]int, 0, np)
+	count := make([]int, len(hosts))
+	for len(at) < np {
+		placed := false
+		for i, h := range hosts {
+			for s := 0; s < h.Slots && len(at) < np && (h.MaxSlots == 0 || count[i] < h.MaxSlots); s++ {
+				at = append(at, i)
+				count[i]++
+				placed = true
+			}
+		}
+		if !placed {
+			return nil, fmt.Errorf("%d processes: the hosts' max_slots allow %d", np, len(at))
+		}
+	}
+	return at, nil
 }
 
 // TotalSlots is the number of processes one pass over hosts places.
