@@ -2,7 +2,7 @@
 # bench.sh: the NAS kernels run through gompirun, side by side with an
 # NPB 3.4 MPI reference build when one is given.
 #
-#   npb-go/bench.sh [-class A] [-np "1 2"] [-runs 3] [-ref DIR] [-kernels "ep is cg mg ft sp"]
+#   npb-go/bench.sh [-class A] [-np "1 2"] [-runs 3] [-ref DIR] [-kernels "ep is cg mg ft lu sp"]
 #
 # For every kernel and process count it prints the best (smallest) of -runs
 # runs of: the kernel's own "Time in seconds" (npb-s) and the wall time of
@@ -14,7 +14,7 @@
 # repository root.
 set -euo pipefail
 
-class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft sp"
+class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft lu sp"
 while [ $# -gt 0 ]; do
 	if [ $# -lt 2 ]; then
 		echo "bench.sh: $1 needs a value" >&2

@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-var kernels = []string{"ep", "is", "cg", "mg", "ft", "sp"}
+var kernels = []string{"ep", "is", "cg", "mg", "ft", "lu", "sp"}
 
 // ranksFor is the rank count a test uses for benchmark k where it would
 // use n: SP (and BT) need a square count, so 2 becomes 4 and 8 becomes 16.
@@ -132,6 +132,8 @@ var verificationValues = map[string]*regexp.Regexp{
 	"mg": regexp.MustCompile(`(?m)^ (L2 Norm is .*|Error is .*)$`),
 	"ft": regexp.MustCompile(`(?m)^ T = +\d+ +Checksum = .*$`),
 	"sp": regexp.MustCompile(`(?m)^ +\d +\S+ \S+ \S+$`), // RMS norms of the residual and the error: computed, reference, difference
+	// LU: the same norms, and the surface integral.
+	"lu": regexp.MustCompile(`(?m)^( +\d +\S+ \S+ \S+| +\S+E[-+]\d+ \S+ \S+)$`),
 }
 
 // wantVerified checks that a job ended well, ran ranks ranks and verified.
@@ -402,6 +404,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-np", "3", kernel("ft")}, "ft: the number of ranks must be a power of two, got 3"},
 		{[]string{"-np", "2", "-virtual", "6", kernel("is")}, "is: number of processes 6 is not a power of two"},
 		{[]string{"-np", "2", kernel("sp")}, "sp: 2 processes: SP needs a square number of processes"},
+		{[]string{"-np", "3", kernel("lu")}, "lu:"},
 	}
 	for _, c := range cases {
 		r := gompirun(t, nil, c.args...)

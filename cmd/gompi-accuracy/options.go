@@ -21,7 +21,7 @@ const usageLine = "usage: gompi-accuracy [-kernels ep,is,cg,mg,ft] [-class A] [-
 // square rank counts, so they run only when named, with such a -np.
 var (
 	allKernels   = []string{"ep", "is", "cg", "mg", "ft"}
-	extraKernels = []string{"sp"}
+	extraKernels = []string{"lu", "sp"}
 )
 
 // options are the parsed command line.
@@ -152,6 +152,9 @@ func checkRanks(np int, kernels []string) error {
 	if s := int(math.Sqrt(float64(np))); s*s != np && slices.Contains(kernels, "sp") {
 		return fmt.Errorf("-np %d: sp needs a square number of ranks (4, 9, 16, ...)", np)
 	}
+	if !luGrid(np) && slices.Contains(kernels, "lu") {
+		return fmt.Errorf("-np %d: lu needs a count that factors as x*y with y <= x <= 2y (2, 4, 6, 8, 9, ...)", np)
+	}
 	if np&(np-1) != 0 {
 		for _, k := range kernels {
 			if k == "is" || k == "cg" || k == "ft" {
@@ -160,6 +163,16 @@ func checkRanks(np int, kernels []string) error {
 		}
 	}
 	return nil
+}
+
+// luGrid reports whether NPB 3.4 LU can lay np ranks out (its proc_grid).
+func luGrid(np int) bool {
+	for y := 1; y*y <= np; y++ {
+		if np%y == 0 && np/y <= 2*y {
+			return true
+		}
+	}
+	return false
 }
 
 func parseRates(list string) ([]string, error) {

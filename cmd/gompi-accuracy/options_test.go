@@ -76,6 +76,7 @@ func TestParseOptionsRejects(t *testing.T) {
 		{[]string{"-np", "3"}, "power of two"},
 		{[]string{"-np", "3", "-kernels", "ep", "-cases", "net"}, "even"},
 		{[]string{"-kernels", "ep,sp"}, "square"},
+		{[]string{"-kernels", "lu", "-np", "10"}, "lu needs"},
 		{[]string{"-rates", "fast"}, "-rates"},
 		{[]string{"-rates", "0mbit"}, "-rates"},
 		{[]string{"-rates", "1-gbit"}, "-rates"},
