@@ -2,19 +2,19 @@
 # bench.sh: the NAS kernels run through gompirun, side by side with an
 # NPB 3.4 MPI reference build when one is given.
 #
-#   npb-go/bench.sh [-class A] [-np "1 2"] [-runs 3] [-ref DIR] [-kernels "ep is cg mg ft lu sp"]
+#   npb-go/bench.sh [-class A] [-np "1 2"] [-runs 3] [-ref DIR] [-kernels "ep is cg mg ft lu sp bt"]
 #
 # For every kernel and process count it prints the best (smallest) of -runs
 # runs of: the kernel's own "Time in seconds" (npb-s) and the wall time of
 # the whole job (wall-s: launch, setup and verification included). -ref DIR
 # is the bin directory of an NPB 3.4 MPI build (holding k.CLASS.x), run with
 # `mpirun -np N` the same number of times, alternating with the Go runs so
-# that both see the same load. SP needs a square number of processes: it
-# runs on the next square at or above each -np (2 becomes 4). Run from the
+# that both see the same load. SP and BT need a square number of processes: they
+# run on the next square at or above each -np (2 becomes 4). Run from the
 # repository root.
 set -euo pipefail
 
-class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft lu sp"
+class=A nps="1 2" runs=3 ref="" kernels="ep is cg mg ft lu sp bt"
 while [ $# -gt 0 ]; do
 	if [ $# -lt 2 ]; then
 		echo "bench.sh: $1 needs a value" >&2

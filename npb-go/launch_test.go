@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-var kernels = []string{"ep", "is", "cg", "mg", "ft", "lu", "sp"}
+var kernels = []string{"ep", "is", "cg", "mg", "ft", "lu", "sp", "bt"}
 
 // ranksFor is the rank count a test uses for benchmark k where it would
 // use n: SP (and BT) need a square count, so 2 becomes 4 and 8 becomes 16.
@@ -132,6 +132,7 @@ var verificationValues = map[string]*regexp.Regexp{
 	"mg": regexp.MustCompile(`(?m)^ (L2 Norm is .*|Error is .*)$`),
 	"ft": regexp.MustCompile(`(?m)^ T = +\d+ +Checksum = .*$`),
 	"sp": regexp.MustCompile(`(?m)^ +\d +\S+ \S+ \S+$`), // RMS norms of the residual and the error: computed, reference, difference
+	"bt": regexp.MustCompile(`(?m)^ +\d +\S+ \S+ \S+$`),
 	// LU: the same norms, and the surface integral.
 	"lu": regexp.MustCompile(`(?m)^( +\d +\S+ \S+ \S+| +\S+E[-+]\d+ \S+ \S+)$`),
 }
@@ -190,7 +191,7 @@ func sameResults(t *testing.T, k string, a, b result, what string) {
 }
 
 // TestClassWTwoProcesses runs every kernel at class W as two processes
-// (four for SP, which needs a square count), over shared memory (the
+// (four for SP and BT, which need a square count), over shared memory (the
 // default between processes of one host) and over forced TCP; both must
 // verify, with the same numbers.
 func TestClassWTwoProcesses(t *testing.T) {
@@ -405,6 +406,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-np", "2", "-virtual", "6", kernel("is")}, "is: number of processes 6 is not a power of two"},
 		{[]string{"-np", "2", kernel("sp")}, "sp: 2 processes: SP needs a square number of processes"},
 		{[]string{"-np", "3", kernel("lu")}, "lu:"},
+		{[]string{"-np", "2", kernel("bt")}, "bt: 2 processes: BT needs a square number of processes"},
 	}
 	for _, c := range cases {
 		r := gompirun(t, nil, c.args...)

@@ -21,7 +21,7 @@ const usageLine = "usage: gompi-accuracy [-kernels ep,is,cg,mg,ft] [-class A] [-
 // square rank counts, so they run only when named, with such a -np.
 var (
 	allKernels   = []string{"ep", "is", "cg", "mg", "ft"}
-	extraKernels = []string{"lu", "sp"}
+	extraKernels = []string{"lu", "sp", "bt"}
 )
 
 // options are the parsed command line.
@@ -149,8 +149,12 @@ func checkRanks(np int, kernels []string) error {
 	if np < 2 {
 		return fmt.Errorf("-np %d: need at least 2 ranks (a prediction of one rank has no communication)", np)
 	}
-	if s := int(math.Sqrt(float64(np))); s*s != np && slices.Contains(kernels, "sp") {
-		return fmt.Errorf("-np %d: sp needs a square number of ranks (4, 9, 16, ...)", np)
+	if s := int(math.Sqrt(float64(np))); s*s != np {
+		for _, k := range []string{"sp", "bt"} {
+			if slices.Contains(kernels, k) {
+				return fmt.Errorf("-np %d: %s needs a square number of ranks (4, 9, 16, ...)", np, k)
+			}
+		}
 	}
 	if !luGrid(np) && slices.Contains(kernels, "lu") {
 		return fmt.Errorf("-np %d: lu needs a count that factors as x*y with y <= x <= 2y (2, 4, 6, 8, 9, ...)", np)

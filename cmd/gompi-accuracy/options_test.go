@@ -67,7 +67,8 @@ func TestParseOptionsRejects(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-kernels", "ep,bt"}, "-kernels"},
+		{[]string{"-kernels", "ep,dt"}, "-kernels"},
+		{[]string{"-kernels", "ep,bt"}, "square"},
 		{[]string{"-kernels", "ep,ep"}, "twice"},
 		{[]string{"-kernels", ""}, "-kernels"},
 		{[]string{"-class", "D"}, "-class"},

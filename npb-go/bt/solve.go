@@ -1,0 +1,464 @@
+package main
+
+import "github.com/gompi/gompi/mpi"
+
+// The line solves along x, y and z (x_solve.f, y_solve.f, z_solve.f,
+// solve_subs.f): each solves the block-tridiagonal systems (5x5 blocks)
+// of the factor along every grid line of the axis by block Gaussian
+// elimination. A line crosses ncells cells, one per rank: the forward
+// elimination sweeps through them in increasing order, each rank sending
+// the last plane's upper block and right-hand side of its cell to the next
+// one (30 values per line), and the back substitution returns, sending the
+// first plane's solution (5 values per line) back. The messages carry every
+// line of a MAX_CELL_DIM^2 plane as the reference's do. The reference's one
+// routine per axis is one routine here with the axis as a parameter.
+
+// Tags of the solves' messages per axis: forward (solve info) and back
+// substitution (backsub info), as the reference's WEST/EAST, SOUTH/NORTH
+// and BOTTOM/TOP plus the cell's coordinates across the axis.
+var (
+	tagForward = [3]int{tagWest, tagSouth, tagBottom}
+	tagBack    = [3]int{tagEast, tagNorth, tagTop}
+)
+
+// perp returns the two axes across axis d: the outer and the inner one of
+// the reference's loops.
+func perp(d int) (p, q int) {
+	switch d {
+	case 0:
+		return 2, 1
+	case 1:
+		return 2, 0
+	}
+	return 1, 0
+}
+
+// lineTag is the tag of the messages along d of cell cl.
+func (s *btState) lineTag(base int, cl *cell, d int) int {
+	P, Q := perp(d)
+	return base + cl.coord[Q] + cl.coord[P]*s.ncells
+}
+
+// solveDir is x_solve, y_solve or z_solve (d = 0, 1, 2).
+func (s *btState) solveDir(d int) error {
+	tSolve, tComm := tXsolve+d, tXcomm+d
+	s.t.start(tSolve)
+	nc := s.ncells
+	mcd := s.maxCell
+	fwdSize := mcd * mcd * 30
+	backSize := mcd * mcd * 5
+	var reqs [2]*mpi.Request // receive, send
+	var err error
+
+	for stage := 0; stage < nc; stage++ {
+		cl := &s.cells[s.slice[d][stage]]
+		first, last := stage == 0, stage == nc-1
+		if !first {
+			s.t.start(tComm)
+			reqs[0], err = mpi.Irecv(s.solve, s.inBuf[:fwdSize], s.pred[d], s.lineTag(tagForward[d], cl, d))
+			s.t.stop(tComm)
+			if err != nil {
+				return err
+			}
+			if err := s.waitPair(&reqs, tComm); err != nil {
+				return err
+			}
+			s.unpackSolveInfo(cl, d)
+		}
+		s.solveCell(cl, d, first, last)
+		if !last {
+			s.packSolveInfo(cl, d)
+			s.t.start(tComm)
+			reqs[1], err = mpi.Isend(s.solve, s.out[:fwdSize], s.succ[d], s.lineTag(tagForward[d], cl, d))
+			s.t.stop(tComm)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for stage := nc - 1; stage >= 0; stage-- {
+		cl := &s.cells[s.slice[d][stage]]
+		first, last := stage == 0, stage == nc-1
+		if !last {
+			s.t.start(tComm)
+			reqs[0], err = mpi.Irecv(s.solve, s.inBuf[:backSize], s.succ[d], s.lineTag(tagBack[d], cl, d))
+			s.t.stop(tComm)
+			if err != nil {
+				return err
+			}
+			if err := s.waitPair(&reqs, tComm); err != nil {
+				return err
+			}
+		}
+		s.backsubstitute(cl, d, last)
+		if !first {
+			s.packBacksubInfo(cl, d)
+			s.t.start(tComm)
+			reqs[1], err = mpi.Isend(s.solve, s.out[:backSize], s.pred[d], s.lineTag(tagBack[d], cl, d))
+			s.t.stop(tComm)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	s.t.stop(tSolve)
+	return nil
+}
+
+// waitPair waits for the previous send (reqs[1]), then the receive
+// (reqs[0]), as the reference's two mpi_wait calls.
+func (s *btState) waitPair(reqs *[2]*mpi.Request, tComm int) error {
+	s.t.start(tComm)
+	defer s.t.stop(tComm)
+	if reqs[1] != nil {
+		if _, err := reqs[1].Wait(); err != nil {
+			return err
+		}
+		reqs[1] = nil
+	}
+	_, err := reqs[0].Wait()
+	reqs[0] = nil
+	return err
+}
+
+// plane calls fn for every point of the MAX_CELL_DIM^2 plane across d at
+// position i along d, in the messages' order (outer axis, then inner).
+func (s *btState) plane(d, i int, fn func(p int)) {
+	P, Q := perp(d)
+	o := s.idx(0, 0, 0) + i*s.stride[d]
+	sP, sQ := s.stride[P], s.stride[Q]
+	for p := 0; p < s.maxCell; p++ {
+		for q := 0; q < s.maxCell; q++ {
+			fn(o + p*sP + q*sQ)
+		}
+	}
+}
+
+// packSolveInfo packs the upper blocks and right-hand sides of cl's last
+// plane along d (x_send_solve_info).
+func (s *btState) packSolveInfo(cl *cell, d int) {
+	cv, out, n := s.cv, s.out, 0
+	s.plane(d, cl.size[d]-1, func(p int) {
+		for e := 0; e < 25; e++ {
+			out[n+e] = cl.lhsc[e*cv+p]
+		}
+		for m := 0; m < 5; m++ {
+			out[n+25+m] = cl.rhs[m*cv+p]
+		}
+		n += 30
+	})
+}
+
+// unpackSolveInfo stores the previous cell's blocks and right-hand sides
+// in plane -1 of cl (x_unpack_solve_info).
+func (s *btState) unpackSolveInfo(cl *cell, d int) {
+	cv, in, n := s.cv, s.inBuf, 0
+	s.plane(d, -1, func(p int) {
+		for e := 0; e < 25; e++ {
+			cl.lhsc[e*cv+p] = in[n+e]
+		}
+		for m := 0; m < 5; m++ {
+			cl.rhs[m*cv+p] = in[n+25+m]
+		}
+		n += 30
+	})
+}
+
+// packBacksubInfo packs the solution of cl's first plane along d
+// (x_send_backsub_info).
+func (s *btState) packBacksubInfo(cl *cell, d int) {
+	cv, out, n := s.cv, s.out, 0
+	s.plane(d, 0, func(p int) {
+		for m := 0; m < 5; m++ {
+			out[n+m] = cl.rhs[m*cv+p]
+		}
+		n += 5
+	})
+}
+
+// interiorLines calls fn with the index of point 0 along d of every line
+// through the interior of cl, and the line's position in the plane of the
+// messages.
+func (s *btState) interiorLines(cl *cell, d int, fn func(base, pos int)) {
+	P, Q := perp(d)
+	o := s.idx(0, 0, 0)
+	sP, sQ := s.stride[P], s.stride[Q]
+	for p := cl.start[P]; p < cl.size[P]-cl.end[P]; p++ {
+		for q := cl.start[Q]; q < cl.size[Q]-cl.end[Q]; q++ {
+			fn(o+p*sP+q*sQ, p*s.maxCell+q)
+		}
+	}
+}
+
+// backsubstitute is x_backsubstitute: the received solution of the next
+// cell (unless last) and the back substitution through cl.
+func (s *btState) backsubstitute(cl *cell, d int, last bool) {
+	cv, sd := s.cv, s.stride[d]
+	isize := cl.size[d] - 1
+	in := s.inBuf
+	s.interiorLines(cl, d, func(base, pos int) {
+		var next [5]float64
+		if !last {
+			p := base + isize*sd
+			copy(next[:], in[pos*5:pos*5+5])
+			for m := 0; m < 5; m++ {
+				r := cl.rhs[m*cv+p]
+				for n := 0; n < 5; n++ {
+					r -= cl.lhsc[(5*m+n)*cv+p] * next[n]
+				}
+				cl.rhs[m*cv+p] = r
+			}
+		}
+		for i := isize - 1; i >= 0; i-- {
+			p := base + i*sd
+			for m := 0; m < 5; m++ {
+				next[m] = cl.rhs[m*cv+p+sd]
+			}
+			for m := 0; m < 5; m++ {
+				r := cl.rhs[m*cv+p]
+				for n := 0; n < 5; n++ {
+					r -= cl.lhsc[(5*m+n)*cv+p] * next[n]
+				}
+				cl.rhs[m*cv+p] = r
+			}
+		}
+	})
+}
+
+type block = [25]float64
+
+// solveCell is x_solve_cell: the Jacobians and block coefficients along
+// every interior line of cl and the forward elimination through the cell.
+func (s *btState) solveCell(cl *cell, d int, first, last bool) {
+	k := &s.k
+	cv, sd := s.cv, s.stride[d]
+	isize := cl.size[d] - 1
+	var t1, t2 float64
+	var dd [5]float64
+	switch d {
+	case 0:
+		t1, t2 = k.dt*k.tx1, k.dt*k.tx2
+		dd = [5]float64{k.dx1, k.dx2, k.dx3, k.dx4, k.dx5}
+	case 1:
+		t1, t2 = k.dt*k.ty1, k.dt*k.ty2
+		dd = [5]float64{k.dy1, k.dy2, k.dy3, k.dy4, k.dy5}
+	default:
+		t1, t2 = k.dt*k.tz1, k.dt*k.tz2
+		dd = [5]float64{k.dz1, k.dz2, k.dz3, k.dz4, k.dz5}
+	}
+	a := d + 1 // the momentum component along d
+	fj, nj, la, lb := s.fjac, s.njac, s.lhsa, s.lhsb
+	s.interiorLines(cl, d, func(base, _ int) {
+		// lhsabinit.
+		for i := 0; i <= isize; i++ {
+			A, B := la[(i+1)*25:(i+2)*25], lb[(i+1)*25:(i+2)*25]
+			clear(A)
+			clear(B)
+			for m := 0; m < 5; m++ {
+				B[5*m+m] = 1.0
+			}
+		}
+		for i := cl.start[d] - 1; i <= cl.size[d]-cl.end[d]; i++ {
+			p := base + i*sd
+			s.jacobians(cl, p, a, fj[(i+1)*25:(i+2)*25], nj[(i+1)*25:(i+2)*25])
+		}
+		for i := cl.start[d]; i <= isize-cl.end[d]; i++ {
+			p := base + i*sd
+			A, B := la[(i+1)*25:(i+2)*25], lb[(i+1)*25:(i+2)*25]
+			fm, nm := fj[i*25:(i+1)*25], nj[i*25:(i+1)*25]
+			n0 := nj[(i+1)*25 : (i+2)*25]
+			fp, np := fj[(i+2)*25:(i+3)*25], nj[(i+2)*25:(i+3)*25]
+			for m := 0; m < 5; m++ {
+				for n := 0; n < 5; n++ {
+					e := 5*m + n
+					A[e] = -t2*fm[e] - t1*nm[e]
+					B[e] = t1 * 2.0 * n0[e]
+					cl.lhsc[e*cv+p] = t2*fp[e] - t1*np[e]
+				}
+				e := 5*m + m
+				A[e] -= t1 * dd[m]
+				B[e] = 1.0 + t1*2.0*n0[e] + t1*2.0*dd[m]
+				cl.lhsc[e*cv+p] -= t1 * dd[m]
+			}
+		}
+		// Forward elimination.
+		var A, B, C, Cm block
+		var r, rm [5]float64
+		load := func(i int, c *block, v *[5]float64) {
+			p := base + i*sd
+			for e := 0; e < 25; e++ {
+				c[e] = cl.lhsc[e*cv+p]
+			}
+			for m := 0; m < 5; m++ {
+				v[m] = cl.rhs[m*cv+p]
+			}
+		}
+		store := func(i int, c *block, v *[5]float64) {
+			p := base + i*sd
+			for e := 0; e < 25; e++ {
+				cl.lhsc[e*cv+p] = c[e]
+			}
+			for m := 0; m < 5; m++ {
+				cl.rhs[m*cv+p] = v[m]
+			}
+		}
+		i0 := 0
+		if first {
+			copy(B[:], lb[25:50])
+			load(0, &C, &r)
+			binvcrhs(&B, &C, &r)
+			store(0, &C, &r)
+			i0 = 1
+		}
+		iend := isize
+		if last {
+			iend = isize - 1
+		}
+		for i := i0; i <= iend; i++ {
+			copy(A[:], la[(i+1)*25:(i+2)*25])
+			copy(B[:], lb[(i+1)*25:(i+2)*25])
+			load(i-1, &Cm, &rm)
+			load(i, &C, &r)
+			matvecSub(&A, &rm, &r)
+			matmulSub(&A, &Cm, &B)
+			binvcrhs(&B, &C, &r)
+			store(i, &C, &r)
+		}
+		if last {
+			i := isize
+			copy(A[:], la[(i+1)*25:(i+2)*25])
+			copy(B[:], lb[(i+1)*25:(i+2)*25])
+			load(i-1, &Cm, &rm)
+			load(i, &C, &r)
+			matvecSub(&A, &rm, &r)
+			matmulSub(&A, &Cm, &B)
+			binvrhs(&B, &r)
+			store(i, &C, &r)
+		}
+	})
+}
+
+// jacobians computes the flux Jacobian f and the viscous Jacobian n at
+// point p for the axis whose momentum component is a (1, 2 or 3).
+func (s *btState) jacobians(cl *cell, p, a int, f, n []float64) {
+	k := &s.k
+	cv := s.cv
+	c1, c2, c3c4, c1345, con43 := k.c1, k.c2, k.c3c4, k.c1345, k.con43
+	var u [5]float64
+	for m := 0; m < 5; m++ {
+		u[m] = cl.u[m*cv+p]
+	}
+	tmp1 := cl.rhoI[p]
+	tmp2 := tmp1 * tmp1
+	tmp3 := tmp1 * tmp2
+	qs := cl.qs[p]
+	ua := u[a]
+	clear(f)
+	clear(n)
+	f[a] = 1.0
+	for r := 1; r <= 3; r++ {
+		if r == a {
+			f[5*a] = -(ua * ua * tmp2) + c2*qs
+			for b := 1; b <= 3; b++ {
+				if b == a {
+					f[5*a+b] = (2.0 - c2) * (ua * tmp1)
+				} else {
+					f[5*a+b] = -c2 * (u[b] * tmp1)
+				}
+			}
+			f[5*a+4] = c2
+		} else {
+			f[5*r] = -(ua * u[r]) * tmp2
+			f[5*r+a] = u[r] * tmp1
+			f[5*r+r] = ua * tmp1
+		}
+	}
+	f[20] = (c2*2.0*qs - c1*(u[4]*tmp1)) * (ua * tmp1)
+	for b := 1; b <= 3; b++ {
+		if b == a {
+			f[20+b] = c1*u[4]*tmp1 - c2*(ua*ua*tmp2+qs)
+		} else {
+			f[20+b] = -c2 * (u[b] * ua) * tmp2
+		}
+	}
+	f[24] = c1 * (ua * tmp1)
+
+	n20 := -c1345 * tmp2 * u[4]
+	for r := 1; r <= 3; r++ {
+		coef := c3c4
+		if r == a {
+			coef = con43 * c3c4
+		}
+		n[5*r] = -coef * tmp2 * u[r]
+		n[5*r+r] = coef * tmp1
+		n20 -= (coef - c1345) * tmp3 * (u[r] * u[r])
+		n[20+r] = (coef - c1345) * tmp2 * u[r]
+	}
+	n[20] = n20
+	n[24] = c1345 * tmp1
+}
+
+// matvecSub is b -= a*v (matvec_sub).
+func matvecSub(a *block, v, b *[5]float64) {
+	for m := 0; m < 5; m++ {
+		b[m] = b[m] - a[5*m]*v[0] - a[5*m+1]*v[1] - a[5*m+2]*v[2] - a[5*m+3]*v[3] - a[5*m+4]*v[4]
+	}
+}
+
+// matmulSub is c -= a*b (matmul_sub).
+func matmulSub(a, b, c *block) {
+	for m := 0; m < 5; m++ {
+		for n := 0; n < 5; n++ {
+			c[5*m+n] = c[5*m+n] - a[5*m]*b[n] - a[5*m+1]*b[5+n] - a[5*m+2]*b[10+n] - a[5*m+3]*b[15+n] - a[5*m+4]*b[20+n]
+		}
+	}
+}
+
+// binvcrhs solves lhs*x = (c, r) in place by Gauss-Jordan elimination
+// without pivoting: on return c holds lhs^-1*c and r lhs^-1*r (binvcrhs).
+func binvcrhs(lhs, c *block, r *[5]float64) {
+	for p := 0; p < 5; p++ {
+		pivot := 1.0 / lhs[5*p+p]
+		for q := p + 1; q < 5; q++ {
+			lhs[5*p+q] *= pivot
+		}
+		for q := 0; q < 5; q++ {
+			c[5*p+q] *= pivot
+		}
+		r[p] *= pivot
+		for m := 0; m < 5; m++ {
+			if m == p {
+				continue
+			}
+			coeff := lhs[5*m+p]
+			for q := p + 1; q < 5; q++ {
+				lhs[5*m+q] -= coeff * lhs[5*p+q]
+			}
+			for q := 0; q < 5; q++ {
+				c[5*m+q] -= coeff * c[5*p+q]
+			}
+			r[m] -= coeff * r[p]
+		}
+	}
+}
+
+// binvrhs solves lhs*x = r in place (binvrhs).
+func binvrhs(lhs *block, r *[5]float64) {
+	for p := 0; p < 5; p++ {
+		pivot := 1.0 / lhs[5*p+p]
+		for q := p + 1; q < 5; q++ {
+			lhs[5*p+q] *= pivot
+		}
+		r[p] *= pivot
+		for m := 0; m < 5; m++ {
+			if m == p {
+				continue
+			}
+			coeff := lhs[5*m+p]
+			for q := p + 1; q < 5; q++ {
+				lhs[5*m+q] -= coeff * lhs[5*p+q]
+			}
+			r[m] -= coeff * r[p]
+		}
+	}
+}
