@@ -1,4 +1,4 @@
-package main
+package adi
 
 import (
 	"math"
@@ -19,13 +19,20 @@ type cell struct {
 	low, high  [3]int // global index range
 	start, end [3]int // 1 where the cell touches the grid's lower/upper boundary
 
-	u, rhs, forcing, lhs                      []float64
-	us, vs, ws, qs, ainv, rhoI, speed, square []float64
+	u, rhs, forcing              []float64
+	us, vs, ws, qs, rhoI, square []float64
+
+	// The left-hand side: BT's 5x5 blocks (25 values a point, block
+	// (m, n) at (5*m+n)*cv) or SP's pentadiagonal bands (15 a point).
+	lhs []float64
+	// SP only: the speed of sound and its inverse.
+	speed, ainv []float64
 }
 
-// spState is one rank's benchmark state: everything the reference keeps in
-// module variables (sp_data, mpinpb).
-type spState struct {
+// State is one rank's benchmark state: everything the reference keeps in
+// module variables (bt_data or sp_data, mpinpb).
+type State struct {
+	b                     *Benchmark
 	setup, solve, rhsComm *mpi.Comm
 	node, noNodes, ncells int
 
@@ -46,18 +53,21 @@ type spState struct {
 	inBuf, out  []float64
 	bsize, ssnd [6]int // copy_faces buffer sizes and offsets: east, west, north, south, top, bottom
 
-	// Scratch: rhon along the lines of a solve (the reference's cv and
-	// rhon lines, as a field), and exact_rhs's lines ue, buf, cuf, q.
-	rhonf   []float64
-	ue, buf [5][]float64
-	cuf, q  []float64
-	reqs    [12]*mpi.Request
+	// Scratch: exact_rhs's lines ue, buf, cuf, q; SP's rhon along the
+	// lines of a solve (the reference's cv and rhon lines, as a field);
+	// BT's Jacobians and lower and diagonal blocks along one line, 25
+	// values a point from point -1 on.
+	ue, buf                [5][]float64
+	rhonf                  []float64
+	fjac, njac, lhsa, lhsb []float64
+	cuf, q                 []float64
+	reqs                   [12]*mpi.Request
 
 	t timers
 }
 
 // allocSpace sizes the arrays as the reference's alloc_space does.
-func (s *spState) allocSpace(problemSize int) {
+func (s *State) allocSpace(problemSize int) {
 	mcd := problemSize/s.ncells + 1
 	s.maxCell = mcd
 	imaxp := mcd/2*2 + 1
@@ -66,7 +76,7 @@ func (s *spState) allocSpace(problemSize int) {
 	s.cv = s.nx * s.ny * s.nz
 	s.stride = [3]int{1, s.sj, s.sk}
 	bufSize := mcd*mcd*(s.ncells-1)*60*2 + 1
-	if n := 22 * mcd * mcd; n > bufSize {
+	if n := s.b.solveBuffer * mcd * mcd; n > bufSize {
 		bufSize = n
 	}
 	s.inBuf = make([]float64, bufSize)
@@ -77,13 +87,23 @@ func (s *spState) allocSpace(problemSize int) {
 		c.u = make([]float64, 5*s.cv)
 		c.rhs = make([]float64, 5*s.cv)
 		c.forcing = make([]float64, 5*s.cv)
-		c.lhs = make([]float64, 15*s.cv)
-		for _, a := range []*[]float64{&c.us, &c.vs, &c.ws, &c.qs, &c.ainv, &c.rhoI, &c.speed, &c.square} {
+		c.lhs = make([]float64, s.b.lhsPerPoint*s.cv)
+		for _, a := range []*[]float64{&c.us, &c.vs, &c.ws, &c.qs, &c.rhoI, &c.square} {
 			*a = make([]float64, s.cv)
+		}
+		if s.b.speed {
+			c.speed = make([]float64, s.cv)
+			c.ainv = make([]float64, s.cv)
 		}
 	}
 	line := mcd + 4
-	s.rhonf = make([]float64, s.cv)
+	if s.b.lineScratch {
+		for _, a := range []*[]float64{&s.fjac, &s.njac, &s.lhsa, &s.lhsb} {
+			*a = make([]float64, 25*line)
+		}
+	} else {
+		s.rhonf = make([]float64, s.cv)
+	}
 	for m := range s.ue {
 		s.ue[m] = make([]float64, line)
 		s.buf[m] = make([]float64, line)
@@ -96,12 +116,12 @@ func (s *spState) allocSpace(problemSize int) {
 }
 
 // idx is the array index of point (i, j, k) of a cell.
-func (s *spState) idx(i, j, k int) int { return (k+2)*s.sk + (j+2)*s.sj + i + 2 }
+func (s *State) idx(i, j, k int) int { return (k+2)*s.sk + (j+2)*s.sj + i + 2 }
 
 // makeSet places this rank's cells so that communication between cells on
 // different ranks is only nearest neighbour (make_set.f): the cells of a
 // rank lie on a diagonal, one per plane of cells in every direction.
-func (s *spState) makeSet() {
+func (s *State) makeSet() {
 	p := s.ncells
 	c0 := &s.cells[0]
 	c0.coord = [3]int{s.node % p, s.node / p, 0}
@@ -148,7 +168,7 @@ func (s *spState) makeSet() {
 
 // computeBufferSize sizes the six face buffers of copy_faces for dim
 // values per point (compute_buffer_size).
-func (s *spState) computeBufferSize(dim int) {
+func (s *State) computeBufferSize(dim int) {
 	if s.ncells == 1 {
 		return
 	}
@@ -223,7 +243,7 @@ type consts struct {
 	dt                                               float64
 }
 
-func (s *spState) setConstants() {
+func (s *State) setConstants() {
 	k := &s.k
 	k.ce = [5][13]float64{
 		{2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3},
@@ -303,4 +323,16 @@ func (s *spState) setConstants() {
 	s.fc[0] = fluxCoef{k.tx2, k.xxcon2, k.xxcon3, k.xxcon4, k.xxcon5, [5]float64{k.dx1tx1, k.dx2tx1, k.dx3tx1, k.dx4tx1, k.dx5tx1}}
 	s.fc[1] = fluxCoef{k.ty2, k.yycon2, k.yycon3, k.yycon4, k.yycon5, [5]float64{k.dy1ty1, k.dy2ty1, k.dy3ty1, k.dy4ty1, k.dy5ty1}}
 	s.fc[2] = fluxCoef{k.tz2, k.zzcon2, k.zzcon3, k.zzcon4, k.zzcon5, [5]float64{k.dz1tz1, k.dz2tz1, k.dz3tz1, k.dz4tz1, k.dz5tz1}}
+}
+
+// perp returns the two axes across axis d: the outer and the inner one of
+// the reference's loops.
+func perp(d int) (p, q int) {
+	switch d {
+	case 0:
+		return 2, 1
+	case 1:
+		return 2, 0
+	}
+	return 1, 0
 }

@@ -1,4 +1,4 @@
-package main
+package adi
 
 import (
 	"math"
@@ -9,7 +9,12 @@ import (
 // A norm off by more than the 1e-8 relative tolerance, a NaN, or a time
 // step other than the class's fails verification.
 func TestVerificationRejectsWrongNorms(t *testing.T) {
-	p := classes['S']
+	for _, b := range []*Benchmark{BT, SP} {
+		t.Run(b.name, func(t *testing.T) { testRejectsWrongNorms(t, b.classes['S']) })
+	}
+}
+
+func testRejectsWrongNorms(t *testing.T, p params) {
 	for _, tc := range []struct {
 		name   string
 		scale  float64 // applied to xcr[2]

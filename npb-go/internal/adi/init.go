@@ -1,4 +1,4 @@
-package main
+package adi
 
 // exactSolution is the exact solution at (xi, eta, zeta) (exact_solution.f).
 func (k *consts) exactSolution(xi, eta, zeta float64, dtemp *[5]float64) {
@@ -13,7 +13,7 @@ func (k *consts) exactSolution(xi, eta, zeta float64, dtemp *[5]float64) {
 
 // initialize sets u by tri-linear transfinite interpolation of the
 // boundary values, then the exact values on the boundary (initialize.f).
-func (s *spState) initialize() {
+func (s *State) initialize() {
 	k := &s.k
 	for c := range s.cells {
 		u := s.cells[c].u
@@ -90,7 +90,7 @@ func (s *spState) initialize() {
 }
 
 // dn is the grid spacing along axis d.
-func (s *spState) dn(d int) float64 {
+func (s *State) dn(d int) float64 {
 	switch d {
 	case 0:
 		return s.k.dnxm1
@@ -100,29 +100,10 @@ func (s *spState) dn(d int) float64 {
 	return s.k.dnzm1
 }
 
-// lhsinit zeroes the left-hand sides and sets their diagonals to 1; the
-// rows on the grid's boundary keep these values.
-func (s *spState) lhsinit() {
-	for c := range s.cells {
-		cl := &s.cells[c]
-		clear(cl.lhs)
-		for n := 1; n <= 3; n++ {
-			l := cl.lhs[(5*n-3)*s.cv:]
-			for k := 0; k < cl.size[2]; k++ {
-				for j := 0; j < cl.size[1]; j++ {
-					for i := 0; i < cl.size[0]; i++ {
-						l[s.idx(i, j, k)] = 1.0
-					}
-				}
-			}
-		}
-	}
-}
-
 // exactRHS computes the forcing term from the exact solution
 // (exact_rhs.f): the flux differences and fourth-order dissipation along
 // each axis, line by line, then its negation.
-func (s *spState) exactRHS() {
+func (s *State) exactRHS() {
 	k := &s.k
 	var dtemp [5]float64
 	for c := range s.cells {

@@ -1,4 +1,4 @@
-package main
+package adi
 
 import (
 	"io"
@@ -11,7 +11,7 @@ import (
 // predictS runs class S on 4 virtual ranks of gompirun's default machine
 // with cpu-scale 0 (communication only) and returns rank 0's result and
 // the prediction.
-func predictS(t *testing.T) (Result, mpi.Report) {
+func predictS(t *testing.T, b *Benchmark) (Result, mpi.Report) {
 	t.Helper()
 	m, err := vtime.LoadMachine("")
 	if err != nil {
@@ -23,7 +23,7 @@ func predictS(t *testing.T) (Result, mpi.Report) {
 	}
 	var res Result
 	err = v.Run(func(c *mpi.Comm) error {
-		r, err := Run(c, 'S', io.Discard, Options{})
+		r, err := Run(b, c, 'S', io.Discard, Options{})
 		if c.Rank() == 0 {
 			res = r
 		}
@@ -35,19 +35,25 @@ func predictS(t *testing.T) (Result, mpi.Report) {
 	return res, v.Report()
 }
 
-// In virtual time BT computes as in a real run and verifies; its reported
+// In virtual time BT and SP compute as in a real run and verifies; its reported
 // time is the ranks' virtual time, which with cpu-scale 0 is the
 // communication alone: positive, no more than the whole predicted job, and
 // the same in every run.
 func TestVirtualClassS(t *testing.T) {
-	res, rep := predictS(t)
+	for _, b := range both {
+		t.Run(b.name, func(t *testing.T) { testVirtualClassS(t, b) })
+	}
+}
+
+func testVirtualClassS(t *testing.T, b *Benchmark) {
+	res, rep := predictS(t, b)
 	if !res.Verified {
 		t.Fatal("class S did not verify in virtual time")
 	}
 	if !(res.Time > 0) || res.Time > rep.Predicted {
 		t.Errorf("timed section %g s, predicted job %g s", res.Time, rep.Predicted)
 	}
-	res2, rep2 := predictS(t)
+	res2, rep2 := predictS(t, b)
 	if rep2.Predicted != rep.Predicted || res2.Time != res.Time {
 		t.Errorf("predictions differ: %g and %g s (timed %g and %g s)", rep.Predicted, rep2.Predicted, res.Time, res2.Time)
 	}

@@ -1,4 +1,4 @@
-package main
+package adi
 
 import "github.com/gompi/gompi/mpi"
 
@@ -21,26 +21,14 @@ var (
 	tagBack    = [3]int{tagEast, tagNorth, tagTop}
 )
 
-// perp returns the two axes across axis d: the outer and the inner one of
-// the reference's loops.
-func perp(d int) (p, q int) {
-	switch d {
-	case 0:
-		return 2, 1
-	case 1:
-		return 2, 0
-	}
-	return 1, 0
-}
-
 // lineTag is the tag of the messages along d of cell cl.
-func (s *btState) lineTag(base int, cl *cell, d int) int {
+func (s *State) lineTag(base int, cl *cell, d int) int {
 	P, Q := perp(d)
 	return base + cl.coord[Q] + cl.coord[P]*s.ncells
 }
 
-// solveDir is x_solve, y_solve or z_solve (d = 0, 1, 2).
-func (s *btState) solveDir(d int) error {
+// btSolveDir is x_solve, y_solve or z_solve (d = 0, 1, 2).
+func (s *State) btSolveDir(d int) error {
 	tSolve, tComm := tXsolve+d, tXcomm+d
 	s.t.start(tSolve)
 	nc := s.ncells
@@ -107,7 +95,7 @@ func (s *btState) solveDir(d int) error {
 
 // waitPair waits for the previous send (reqs[1]), then the receive
 // (reqs[0]), as the reference's two mpi_wait calls.
-func (s *btState) waitPair(reqs *[2]*mpi.Request, tComm int) error {
+func (s *State) waitPair(reqs *[2]*mpi.Request, tComm int) error {
 	s.t.start(tComm)
 	defer s.t.stop(tComm)
 	if reqs[1] != nil {
@@ -123,7 +111,7 @@ func (s *btState) waitPair(reqs *[2]*mpi.Request, tComm int) error {
 
 // plane calls fn for every point of the MAX_CELL_DIM^2 plane across d at
 // position i along d, in the messages' order (outer axis, then inner).
-func (s *btState) plane(d, i int, fn func(p int)) {
+func (s *State) plane(d, i int, fn func(p int)) {
 	P, Q := perp(d)
 	o := s.idx(0, 0, 0) + i*s.stride[d]
 	sP, sQ := s.stride[P], s.stride[Q]
@@ -136,11 +124,11 @@ func (s *btState) plane(d, i int, fn func(p int)) {
 
 // packSolveInfo packs the upper blocks and right-hand sides of cl's last
 // plane along d (x_send_solve_info).
-func (s *btState) packSolveInfo(cl *cell, d int) {
+func (s *State) packSolveInfo(cl *cell, d int) {
 	cv, out, n := s.cv, s.out, 0
 	s.plane(d, cl.size[d]-1, func(p int) {
 		for e := 0; e < 25; e++ {
-			out[n+e] = cl.lhsc[e*cv+p]
+			out[n+e] = cl.lhs[e*cv+p]
 		}
 		for m := 0; m < 5; m++ {
 			out[n+25+m] = cl.rhs[m*cv+p]
@@ -151,11 +139,11 @@ func (s *btState) packSolveInfo(cl *cell, d int) {
 
 // unpackSolveInfo stores the previous cell's blocks and right-hand sides
 // in plane -1 of cl (x_unpack_solve_info).
-func (s *btState) unpackSolveInfo(cl *cell, d int) {
+func (s *State) unpackSolveInfo(cl *cell, d int) {
 	cv, in, n := s.cv, s.inBuf, 0
 	s.plane(d, -1, func(p int) {
 		for e := 0; e < 25; e++ {
-			cl.lhsc[e*cv+p] = in[n+e]
+			cl.lhs[e*cv+p] = in[n+e]
 		}
 		for m := 0; m < 5; m++ {
 			cl.rhs[m*cv+p] = in[n+25+m]
@@ -166,7 +154,7 @@ func (s *btState) unpackSolveInfo(cl *cell, d int) {
 
 // packBacksubInfo packs the solution of cl's first plane along d
 // (x_send_backsub_info).
-func (s *btState) packBacksubInfo(cl *cell, d int) {
+func (s *State) packBacksubInfo(cl *cell, d int) {
 	cv, out, n := s.cv, s.out, 0
 	s.plane(d, 0, func(p int) {
 		for m := 0; m < 5; m++ {
@@ -179,7 +167,7 @@ func (s *btState) packBacksubInfo(cl *cell, d int) {
 // interiorLines calls fn with the index of point 0 along d of every line
 // through the interior of cl, and the line's position in the plane of the
 // messages.
-func (s *btState) interiorLines(cl *cell, d int, fn func(base, pos int)) {
+func (s *State) interiorLines(cl *cell, d int, fn func(base, pos int)) {
 	P, Q := perp(d)
 	o := s.idx(0, 0, 0)
 	sP, sQ := s.stride[P], s.stride[Q]
@@ -192,7 +180,7 @@ func (s *btState) interiorLines(cl *cell, d int, fn func(base, pos int)) {
 
 // backsubstitute is x_backsubstitute: the received solution of the next
 // cell (unless last) and the back substitution through cl.
-func (s *btState) backsubstitute(cl *cell, d int, last bool) {
+func (s *State) backsubstitute(cl *cell, d int, last bool) {
 	cv, sd := s.cv, s.stride[d]
 	isize := cl.size[d] - 1
 	in := s.inBuf
@@ -204,7 +192,7 @@ func (s *btState) backsubstitute(cl *cell, d int, last bool) {
 			for m := 0; m < 5; m++ {
 				r := cl.rhs[m*cv+p]
 				for n := 0; n < 5; n++ {
-					r -= cl.lhsc[(5*m+n)*cv+p] * next[n]
+					r -= cl.lhs[(5*m+n)*cv+p] * next[n]
 				}
 				cl.rhs[m*cv+p] = r
 			}
@@ -217,7 +205,7 @@ func (s *btState) backsubstitute(cl *cell, d int, last bool) {
 			for m := 0; m < 5; m++ {
 				r := cl.rhs[m*cv+p]
 				for n := 0; n < 5; n++ {
-					r -= cl.lhsc[(5*m+n)*cv+p] * next[n]
+					r -= cl.lhs[(5*m+n)*cv+p] * next[n]
 				}
 				cl.rhs[m*cv+p] = r
 			}
@@ -229,7 +217,7 @@ type block = [25]float64
 
 // solveCell is x_solve_cell: the Jacobians and block coefficients along
 // every interior line of cl and the forward elimination through the cell.
-func (s *btState) solveCell(cl *cell, d int, first, last bool) {
+func (s *State) solveCell(cl *cell, d int, first, last bool) {
 	k := &s.k
 	cv, sd := s.cv, s.stride[d]
 	isize := cl.size[d] - 1
@@ -273,12 +261,12 @@ func (s *btState) solveCell(cl *cell, d int, first, last bool) {
 					e := 5*m + n
 					A[e] = -t2*fm[e] - t1*nm[e]
 					B[e] = t1 * 2.0 * n0[e]
-					cl.lhsc[e*cv+p] = t2*fp[e] - t1*np[e]
+					cl.lhs[e*cv+p] = t2*fp[e] - t1*np[e]
 				}
 				e := 5*m + m
 				A[e] -= t1 * dd[m]
 				B[e] = 1.0 + t1*2.0*n0[e] + t1*2.0*dd[m]
-				cl.lhsc[e*cv+p] -= t1 * dd[m]
+				cl.lhs[e*cv+p] -= t1 * dd[m]
 			}
 		}
 		// Forward elimination.
@@ -287,7 +275,7 @@ func (s *btState) solveCell(cl *cell, d int, first, last bool) {
 		load := func(i int, c *block, v *[5]float64) {
 			p := base + i*sd
 			for e := 0; e < 25; e++ {
-				c[e] = cl.lhsc[e*cv+p]
+				c[e] = cl.lhs[e*cv+p]
 			}
 			for m := 0; m < 5; m++ {
 				v[m] = cl.rhs[m*cv+p]
@@ -296,7 +284,7 @@ func (s *btState) solveCell(cl *cell, d int, first, last bool) {
 		store := func(i int, c *block, v *[5]float64) {
 			p := base + i*sd
 			for e := 0; e < 25; e++ {
-				cl.lhsc[e*cv+p] = c[e]
+				cl.lhs[e*cv+p] = c[e]
 			}
 			for m := 0; m < 5; m++ {
 				cl.rhs[m*cv+p] = v[m]
@@ -340,7 +328,7 @@ func (s *btState) solveCell(cl *cell, d int, first, last bool) {
 
 // jacobians computes the flux Jacobian f and the viscous Jacobian n at
 // point p for the axis whose momentum component is a (1, 2 or 3).
-func (s *btState) jacobians(cl *cell, p, a int, f, n []float64) {
+func (s *State) jacobians(cl *cell, p, a int, f, n []float64) {
 	k := &s.k
 	cv := s.cv
 	c1, c2, c3c4, c1345, con43 := k.c1, k.c2, k.c3c4, k.c1345, k.con43

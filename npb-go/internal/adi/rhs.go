@@ -1,4 +1,6 @@
-package main
+package adi
+
+import "math"
 
 // computeRHS computes the right-hand side of every cell (rhs.f): the
 // auxiliary fields on the cell and its first ghost layer, the forcing
@@ -6,8 +8,9 @@ package main
 // axis, all times dt. The flux loops run one component at a time over
 // rows of points (views), which computes every value as the reference
 // does.
-func (s *btState) computeRHS() {
+func (s *State) computeRHS() {
 	s.t.start(tRHS)
+	k := &s.k
 	cv := s.cv
 	for c := range s.cells {
 		cl := &s.cells[c]
@@ -35,6 +38,18 @@ func (s *btState) computeRHS() {
 					sq := 0.5 * (u2*u2 + u3*u3 + u4*u4) * rhoInv
 					SQ[i] = sq
 					QS[i] = sq * rhoInv
+				}
+				if cl.speed == nil {
+					continue
+				}
+				// SP's solves also need the speed of sound and its inverse.
+				U5 := view(cl.u, 4*cv+b, n)[:len(U1)]
+				SP := view(cl.speed, b, n)[:len(U1)]
+				AI := view(cl.ainv, b, n)[:len(U1)]
+				for i := range U1 {
+					aux := math.Sqrt(k.c1c2 * RI[i] * (U5[i] - SQ[i]))
+					SP[i] = aux
+					AI[i] = 1.0 / aux
 				}
 			}
 		}
@@ -67,7 +82,7 @@ func (s *btState) computeRHS() {
 
 // fluxRow adds the flux differences along d to the rhs of the n interior
 // points of cell cl's row from index b on.
-func (s *btState) fluxRow(cl *cell, d, b, n int) {
+func (s *State) fluxRow(cl *cell, d, b, n int) {
 	k := &s.k
 	cv := s.cv
 	fc := &s.fc[d]
@@ -151,7 +166,7 @@ func (s *btState) fluxRow(cl *cell, d, b, n int) {
 // dissipationRow adds the fourth-order dissipation along axis d to the
 // rhs of the interior points of cell cl's row (j, kk), with the one-sided
 // stencils next to the grid's boundary, in the reference's order.
-func (s *btState) dissipationRow(cl *cell, d, j, kk int) {
+func (s *State) dissipationRow(cl *cell, d, j, kk int) {
 	cv := s.cv
 	size := cl.size[d]
 	dssp := s.k.dssp
@@ -248,7 +263,7 @@ func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd int) {
 }
 
 // add adds the update to u (add.f).
-func (s *btState) add() {
+func (s *State) add() {
 	cv := s.cv
 	for c := range s.cells {
 		cl := &s.cells[c]
@@ -265,15 +280,4 @@ func (s *btState) add() {
 			}
 		}
 	}
-}
-
-// view is a[o : o+n], cut so that the compiler drops the bounds checks.
-func view(a []float64, o, n int) []float64 { return a[o : o+n : o+n] }
-
-// interior returns the interior range of cl along each axis.
-func interior(cl *cell) (lo, hi [3]int) {
-	for a := 0; a < 3; a++ {
-		lo[a], hi[a] = cl.start[a], cl.size[a]-cl.end[a]
-	}
-	return lo, hi
 }

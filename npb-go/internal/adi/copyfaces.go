@@ -1,4 +1,4 @@
-package main
+package adi
 
 import "github.com/gompi/gompi/mpi"
 
@@ -8,7 +8,7 @@ import "github.com/gompi/gompi/mpi"
 // buffers are indexed east, west, north, south, top, bottom: buffer f
 // holds the two planes next to face f of every cell that has a neighbour
 // there, cell by cell and component by component.
-func (s *btState) copyFaces() error {
+func (s *State) copyFaces() error {
 	if s.noNodes == 1 {
 		s.computeRHS()
 		return nil
@@ -114,7 +114,7 @@ func (s *btState) copyFaces() error {
 // packBox copies the box lo..hi-1 of the array u (i fastest) to buf from
 // position n on, or back from buf into u when unpack; it returns the
 // position after the box.
-func (s *btState) packBox(u, buf []float64, n int, lo, hi [3]int, unpack bool) int {
+func (s *State) packBox(u, buf []float64, n int, lo, hi [3]int, unpack bool) int {
 	w := hi[0] - lo[0]
 	for k := lo[2]; k < hi[2]; k++ {
 		for j := lo[1]; j < hi[1]; j++ {

@@ -1,4 +1,4 @@
-package main
+package adi
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ const epsilon = 1.0e-08
 
 // errorNorm is the RMS norm over the grid of the difference between u and
 // the exact solution (error_norm).
-func (s *btState) errorNorm() ([5]float64, error) {
+func (s *State) errorNorm() ([5]float64, error) {
 	k := &s.k
 	work := make([]float64, 5)
 	var ue [5]float64
@@ -42,7 +42,7 @@ func (s *btState) errorNorm() ([5]float64, error) {
 
 // rhsNorm is the RMS norm of the right-hand side over the interior
 // (rhs_norm).
-func (s *btState) rhsNorm() ([5]float64, error) {
+func (s *State) rhsNorm() ([5]float64, error) {
 	work := make([]float64, 5)
 	for c := range s.cells {
 		cl := &s.cells[c]
@@ -63,7 +63,7 @@ func (s *btState) rhsNorm() ([5]float64, error) {
 
 // finishNorm sums the ranks' squares (Allreduce) and scales them to an RMS
 // norm.
-func (s *btState) finishNorm(work []float64) ([5]float64, error) {
+func (s *State) finishNorm(work []float64) ([5]float64, error) {
 	sum := make([]float64, 5)
 	var rms [5]float64
 	if err := mpi.Allreduce(s.setup, work, sum, mpi.Sum); err != nil {
@@ -89,7 +89,7 @@ func within(dif float64) bool { return !math.IsNaN(dif) && dif <= epsilon }
 // verify computes the error and residual norms (on every rank: they take
 // an Allreduce and a face exchange) and, on rank 0, compares them with the
 // published values and prints the comparison (verify.f).
-func (s *btState) verify(class byte, p params, out io.Writer, res *Result) (bool, error) {
+func (s *State) verify(class byte, p params, out io.Writer, res *Result) (bool, error) {
 	xce, err := s.errorNorm()
 	if err != nil {
 		return false, err

@@ -1,4 +1,4 @@
-package main
+package adi
 
 // The arithmetic of the line solves. Every loop runs over views: slices
 // cut to the loop's length, so that the compiler drops the bounds checks.
@@ -24,7 +24,7 @@ func interior(cl *cell) (lo, hi [3]int) {
 // viscous bound rhon (s.rhonf, the reference's cv and rhon lines), its
 // fourth-order dissipation, then the u+c and u-c factors from the speed
 // of sound.
-func (s *spState) lhs(cl *cell, d int) {
+func (s *State) lhs(cl *cell, d int) {
 	k := &s.k
 	var vel []float64
 	var dA, d5, dmx, d1, dtt1, dtt2, c2dtt1 float64
@@ -172,7 +172,7 @@ func (s *spState) lhs(cl *cell, d int) {
 // lhsDiss adds one of the dissipation stencils to the u factor's rows:
 // 1 and 2 after the lower boundary, 3 inside, 4 and 5 before the upper
 // boundary.
-func (s *spState) lhsDiss(kind int, l1, l2, l3, l4, l5 []float64) {
+func (s *State) lhsDiss(kind int, l1, l2, l3, l4, l5 []float64) {
 	k := &s.k
 	comz1, comz4, comz5, comz6 := k.comz1, k.comz4, k.comz5, k.comz6
 	l2 = l2[:len(l1)]
@@ -219,7 +219,7 @@ func (s *spState) lhsDiss(kind int, l1, l2, l3, l4, l5 []float64) {
 
 // forward is the forward elimination along d of the three factors of
 // cell cl, on all its interior lines, points 0..iend.
-func (s *spState) forward(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
+func (s *State) forward(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
 	ss := s.stride[d]
 	iend := cl.size[d] - 1
 	if d == 0 {
@@ -397,7 +397,7 @@ func tail1(l3, l4, l5, l2, r []float64, oa, ob, n int) {
 // backsub is the back substitution along d of the five components on the
 // interior lines of cl, points iend-2 down to 0 (iend-1 and iend are
 // done).
-func (s *spState) backsub(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
+func (s *State) backsub(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
 	ss := s.stride[d]
 	iend := cl.size[d] - 1
 	if d == 0 {

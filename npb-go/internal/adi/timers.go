@@ -1,4 +1,4 @@
-package main
+package adi
 
 import (
 	"io"
@@ -34,10 +34,10 @@ func (t *timers) stop(i int) {
 }
 
 // report prints, on rank 0, the minimum, maximum and average of every timer
-// over the ranks as bt.f does: the solve timers less their communication,
+// over the ranks as bt.f and sp.f do: the solve timers less their communication,
 // then the derived computation and communication totals. It does nothing
 // when disabled.
-func (t *timers) report(out io.Writer) error {
+func (t *timers) report(out io.Writer, ioTimer bool) error {
 	if !t.enabled {
 		return nil
 	}
@@ -51,5 +51,10 @@ func (t *timers) report(out io.Writer) error {
 	t1[tZsolve] -= t1[tZcomm]
 	t1[tLast+1] = t1[tXcomm] + t1[tYcomm] + t1[tZcomm] + t1[tExch]
 	t1[tLast] = t1[tTotal] - t1[tLast+1]
+	if !ioTimer {
+		// SP has no i/o timer: its report numbers the others from 2.
+		names = append(names[:tIO:tIO], names[tIO+1:]...)
+		t1 = append(t1[:tIO:tIO], t1[tIO+1:]...)
+	}
 	return npb.ReportTimers(t.comm, t1, names, out)
 }

@@ -1,4 +1,4 @@
-package main
+package adi
 
 import "github.com/gompi/gompi/mpi"
 
@@ -15,18 +15,6 @@ import "github.com/gompi/gompi/mpi"
 // in memory for y and z) so that the inner loops run over consecutive
 // points as the reference's do.
 
-// perp returns the two axes across axis d: the outer and the inner one of
-// the reference's loops.
-func perp(d int) (p, q int) {
-	switch d {
-	case 0:
-		return 2, 1
-	case 1:
-		return 2, 0
-	}
-	return 1, 0
-}
-
 // planeSize is the number of lines along d through the interior of cl:
 // the reference's buffer_size.
 func planeSize(cl *cell, d int) int {
@@ -36,7 +24,7 @@ func planeSize(cl *cell, d int) int {
 
 // batches calls fn for the lines along d through the interior of cl:
 // base is the index of the first line's point 0, nq lines sq apart.
-func (s *spState) batches(cl *cell, d int, fn func(base, nq, sq int)) {
+func (s *State) batches(cl *cell, d int, fn func(base, nq, sq int)) {
 	P, Q := perp(d)
 	p0, p1 := cl.start[P], cl.size[P]-cl.end[P]
 	q0, q1 := cl.start[Q], cl.size[Q]-cl.end[Q]
@@ -57,7 +45,7 @@ func (s *spState) batches(cl *cell, d int, fn func(base, nq, sq int)) {
 
 // points calls fn with the index of point 0 of every line along d through
 // the interior of cl, in the order the messages list them.
-func (s *spState) points(cl *cell, d int, fn func(base int)) {
+func (s *State) points(cl *cell, d int, fn func(base int)) {
 	P, Q := perp(d)
 	o := s.idx(0, 0, 0)
 	sP, sQ := s.stride[P], s.stride[Q]
@@ -69,7 +57,7 @@ func (s *spState) points(cl *cell, d int, fn func(base int)) {
 }
 
 // lhsSlices returns the 15 coefficient arrays of cl's lhs.
-func (s *spState) lhsSlices(cl *cell) (l [15][]float64) {
+func (s *State) lhsSlices(cl *cell) (l [15][]float64) {
 	for n := range l {
 		l[n] = cl.lhs[n*s.cv : (n+1)*s.cv]
 	}
@@ -77,7 +65,7 @@ func (s *spState) lhsSlices(cl *cell) (l [15][]float64) {
 }
 
 // rhsSlices returns the 5 components of cl's rhs.
-func (s *spState) rhsSlices(cl *cell) (r [5][]float64) {
+func (s *State) rhsSlices(cl *cell) (r [5][]float64) {
 	for m := range r {
 		r[m] = cl.rhs[m*s.cv : (m+1)*s.cv]
 	}
@@ -96,8 +84,8 @@ func factor(m int) int {
 	return 0
 }
 
-// solveDir is x_solve, y_solve or z_solve (d = 0, 1, 2).
-func (s *spState) solveDir(d int) error {
+// spSolveDir is x_solve, y_solve or z_solve (d = 0, 1, 2).
+func (s *State) spSolveDir(d int) error {
 	tSolve, tComm := tXsolve+d, tXcomm+d
 	s.t.start(tSolve)
 	nc := s.ncells
