@@ -128,7 +128,7 @@ func (s *State) packSolveInfo(cl *cell, d int) {
 	cv, out, n := s.cv, s.out, 0
 	s.plane(d, cl.size[d]-1, func(p int) {
 		for e := 0; e < 25; e++ {
-			out[n+e] = cl.lhs[e*cv+p]
+			out[n+e] = cl.lhs[25*p+e]
 		}
 		for m := 0; m < 5; m++ {
 			out[n+25+m] = cl.rhs[m*cv+p]
@@ -143,7 +143,7 @@ func (s *State) unpackSolveInfo(cl *cell, d int) {
 	cv, in, n := s.cv, s.inBuf, 0
 	s.plane(d, -1, func(p int) {
 		for e := 0; e < 25; e++ {
-			cl.lhs[e*cv+p] = in[n+e]
+			cl.lhs[25*p+e] = in[n+e]
 		}
 		for m := 0; m < 5; m++ {
 			cl.rhs[m*cv+p] = in[n+25+m]
@@ -190,11 +190,8 @@ func (s *State) backsubstitute(cl *cell, d int, last bool) {
 			p := base + isize*sd
 			copy(next[:], in[pos*5:pos*5+5])
 			for m := 0; m < 5; m++ {
-				r := cl.rhs[m*cv+p]
-				for n := 0; n < 5; n++ {
-					r -= cl.lhs[(5*m+n)*cv+p] * next[n]
-				}
-				cl.rhs[m*cv+p] = r
+				c := (*[5]float64)(cl.lhs[25*p+5*m:])
+				cl.rhs[m*cv+p] = cl.rhs[m*cv+p] - c[0]*next[0] - c[1]*next[1] - c[2]*next[2] - c[3]*next[3] - c[4]*next[4]
 			}
 		}
 		for i := isize - 1; i >= 0; i-- {
@@ -203,11 +200,8 @@ func (s *State) backsubstitute(cl *cell, d int, last bool) {
 				next[m] = cl.rhs[m*cv+p+sd]
 			}
 			for m := 0; m < 5; m++ {
-				r := cl.rhs[m*cv+p]
-				for n := 0; n < 5; n++ {
-					r -= cl.lhs[(5*m+n)*cv+p] * next[n]
-				}
-				cl.rhs[m*cv+p] = r
+				c := (*[5]float64)(cl.lhs[25*p+5*m:])
+				cl.rhs[m*cv+p] = cl.rhs[m*cv+p] - c[0]*next[0] - c[1]*next[1] - c[2]*next[2] - c[3]*next[3] - c[4]*next[4]
 			}
 		}
 	})
@@ -252,76 +246,60 @@ func (s *State) solveCell(cl *cell, d int, first, last bool) {
 		}
 		for i := cl.start[d]; i <= isize-cl.end[d]; i++ {
 			p := base + i*sd
-			A, B := la[(i+1)*25:(i+2)*25], lb[(i+1)*25:(i+2)*25]
-			fm, nm := fj[i*25:(i+1)*25], nj[i*25:(i+1)*25]
-			n0 := nj[(i+1)*25 : (i+2)*25]
-			fp, np := fj[(i+2)*25:(i+3)*25], nj[(i+2)*25:(i+3)*25]
+			A, B := (*block)(la[(i+1)*25:]), (*block)(lb[(i+1)*25:])
+			C := (*block)(cl.lhs[25*p:])
+			fm, nm := (*block)(fj[i*25:]), (*block)(nj[i*25:])
+			n0 := (*block)(nj[(i+1)*25:])
+			fp, np := (*block)(fj[(i+2)*25:]), (*block)(nj[(i+2)*25:])
+			for e := range C {
+				A[e] = -t2*fm[e] - t1*nm[e]
+				B[e] = t1 * 2.0 * n0[e]
+				C[e] = t2*fp[e] - t1*np[e]
+			}
 			for m := 0; m < 5; m++ {
-				for n := 0; n < 5; n++ {
-					e := 5*m + n
-					A[e] = -t2*fm[e] - t1*nm[e]
-					B[e] = t1 * 2.0 * n0[e]
-					cl.lhs[e*cv+p] = t2*fp[e] - t1*np[e]
-				}
 				e := 5*m + m
 				A[e] -= t1 * dd[m]
 				B[e] = 1.0 + t1*2.0*n0[e] + t1*2.0*dd[m]
-				cl.lhs[e*cv+p] -= t1 * dd[m]
+				C[e] -= t1 * dd[m]
 			}
 		}
-		// Forward elimination.
-		var A, B, C, Cm block
+		// Forward elimination, in place: point i's upper block C (in
+		// cl.lhs, point-major: the 25 values of a point are adjacent) and
+		// right-hand side r become B^-1 C and B^-1 r after the previous
+		// point's are eliminated; A and B are this line's scratch.
 		var r, rm [5]float64
-		load := func(i int, c *block, v *[5]float64) {
-			p := base + i*sd
-			for e := 0; e < 25; e++ {
-				c[e] = cl.lhs[e*cv+p]
-			}
-			for m := 0; m < 5; m++ {
+		loadRHS := func(p int, v *[5]float64) {
+			for m := range v {
 				v[m] = cl.rhs[m*cv+p]
 			}
 		}
-		store := func(i int, c *block, v *[5]float64) {
-			p := base + i*sd
-			for e := 0; e < 25; e++ {
-				cl.lhs[e*cv+p] = c[e]
-			}
-			for m := 0; m < 5; m++ {
+		storeRHS := func(p int, v *[5]float64) {
+			for m := range v {
 				cl.rhs[m*cv+p] = v[m]
 			}
 		}
 		i0 := 0
 		if first {
-			copy(B[:], lb[25:50])
-			load(0, &C, &r)
-			binvcrhs(&B, &C, &r)
-			store(0, &C, &r)
+			loadRHS(base, &r)
+			binvcrhs((*block)(lb[25:]), (*block)(cl.lhs[25*base:]), &r)
+			storeRHS(base, &r)
 			i0 = 1
+		} else {
+			loadRHS(base-sd, &r) // the previous cell's last point (unpackSolveInfo)
 		}
-		iend := isize
-		if last {
-			iend = isize - 1
-		}
-		for i := i0; i <= iend; i++ {
-			copy(A[:], la[(i+1)*25:(i+2)*25])
-			copy(B[:], lb[(i+1)*25:(i+2)*25])
-			load(i-1, &Cm, &rm)
-			load(i, &C, &r)
-			matvecSub(&A, &rm, &r)
-			matmulSub(&A, &Cm, &B)
-			binvcrhs(&B, &C, &r)
-			store(i, &C, &r)
-		}
-		if last {
-			i := isize
-			copy(A[:], la[(i+1)*25:(i+2)*25])
-			copy(B[:], lb[(i+1)*25:(i+2)*25])
-			load(i-1, &Cm, &rm)
-			load(i, &C, &r)
-			matvecSub(&A, &rm, &r)
-			matmulSub(&A, &Cm, &B)
-			binvrhs(&B, &r)
-			store(i, &C, &r)
+		for i := i0; i <= isize; i++ {
+			p := base + i*sd
+			A, B := (*block)(la[(i+1)*25:]), (*block)(lb[(i+1)*25:])
+			rm = r
+			loadRHS(p, &r)
+			matvecSub(A, &rm, &r)
+			matmulSub(A, (*block)(cl.lhs[25*(p-sd):]), B)
+			if last && i == isize {
+				binvrhs(B, &r)
+			} else {
+				binvcrhs(B, (*block)(cl.lhs[25*p:]), &r)
+			}
+			storeRHS(p, &r)
 		}
 	})
 }
@@ -384,69 +362,4 @@ func (s *State) jacobians(cl *cell, p, a int, f, n []float64) {
 	}
 	n[20] = n20
 	n[24] = c1345 * tmp1
-}
-
-// matvecSub is b -= a*v (matvec_sub).
-func matvecSub(a *block, v, b *[5]float64) {
-	for m := 0; m < 5; m++ {
-		b[m] = b[m] - a[5*m]*v[0] - a[5*m+1]*v[1] - a[5*m+2]*v[2] - a[5*m+3]*v[3] - a[5*m+4]*v[4]
-	}
-}
-
-// matmulSub is c -= a*b (matmul_sub).
-func matmulSub(a, b, c *block) {
-	for m := 0; m < 5; m++ {
-		for n := 0; n < 5; n++ {
-			c[5*m+n] = c[5*m+n] - a[5*m]*b[n] - a[5*m+1]*b[5+n] - a[5*m+2]*b[10+n] - a[5*m+3]*b[15+n] - a[5*m+4]*b[20+n]
-		}
-	}
-}
-
-// binvcrhs solves lhs*x = (c, r) in place by Gauss-Jordan elimination
-// without pivoting: on return c holds lhs^-1*c and r lhs^-1*r (binvcrhs).
-func binvcrhs(lhs, c *block, r *[5]float64) {
-	for p := 0; p < 5; p++ {
-		pivot := 1.0 / lhs[5*p+p]
-		for q := p + 1; q < 5; q++ {
-			lhs[5*p+q] *= pivot
-		}
-		for q := 0; q < 5; q++ {
-			c[5*p+q] *= pivot
-		}
-		r[p] *= pivot
-		for m := 0; m < 5; m++ {
-			if m == p {
-				continue
-			}
-			coeff := lhs[5*m+p]
-			for q := p + 1; q < 5; q++ {
-				lhs[5*m+q] -= coeff * lhs[5*p+q]
-			}
-			for q := 0; q < 5; q++ {
-				c[5*m+q] -= coeff * c[5*p+q]
-			}
-			r[m] -= coeff * r[p]
-		}
-	}
-}
-
-// binvrhs solves lhs*x = r in place (binvrhs).
-func binvrhs(lhs *block, r *[5]float64) {
-	for p := 0; p < 5; p++ {
-		pivot := 1.0 / lhs[5*p+p]
-		for q := p + 1; q < 5; q++ {
-			lhs[5*p+q] *= pivot
-		}
-		r[p] *= pivot
-		for m := 0; m < 5; m++ {
-			if m == p {
-				continue
-			}
-			coeff := lhs[5*m+p]
-			for q := p + 1; q < 5; q++ {
-				lhs[5*m+q] -= coeff * lhs[5*p+q]
-			}
-			r[m] -= coeff * r[p]
-		}
-	}
 }
