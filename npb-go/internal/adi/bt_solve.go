@@ -231,8 +231,12 @@ func (s *State) solveCell(cl *cell, d int, first, last bool) {
 	a := d + 1 // the momentum component along d
 	fj, nj, la, lb := s.fjac, s.njac, s.lhsa, s.lhsb
 	s.interiorLines(cl, d, func(base, _ int) {
-		// lhsabinit.
+		// lhsabinit, for the points the loop below leaves alone.
 		for i := 0; i <= isize; i++ {
+			if i == cl.start[d] && i <= isize-cl.end[d] {
+				i = isize - cl.end[d]
+				continue
+			}
 			A, B := la[(i+1)*25:(i+2)*25], lb[(i+1)*25:(i+2)*25]
 			clear(A)
 			clear(B)
