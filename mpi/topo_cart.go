@@ -9,7 +9,9 @@ package mpi
 type cart struct {
 	dims    []int
 	periods []bool
-	coords  []int // the holding rank's coordinates
+	strides []int // rank distance of one step along each dimension
+	rank    int   // the holding rank
+	coords  []int // its coordinates
 	nbrs    []int // per dimension the -1 then the +1 neighbour; ProcNull off a non-periodic edge
 }
 
@@ -29,7 +31,12 @@ func (t *cart) destinations() []int { return t.nbrs }
 func (t *cart) recvSlot(j int) int { return j ^ 1 }
 
 func newCart(dims []int, periods []bool, rank int) *cart {
-	t := &cart{dims: dims, periods: periods}
+	t := &cart{dims: dims, periods: periods, rank: rank, strides: make([]int, len(dims))}
+	stride := 1
+	for d := len(dims) - 1; d >= 0; d-- {
+		t.strides[d] = stride
+		stride *= dims[d]
+	}
 	t.coords = t.coordsOf(rank)
 	t.nbrs = make([]int, 0, 2*len(dims))
 	for d := range dims {
@@ -65,15 +72,20 @@ func (t *cart) rankOf(co []int) (rank int, ok bool) {
 	return rank, true
 }
 
-// shift is MPI_Cart_shift for the holding rank.
+// shift is MPI_Cart_shift for the holding rank. Only one coordinate moves,
+// so the neighbour is a stride away: O(1) per dimension, which keeps
+// building a grid of many (extent-1) dimensions linear in their number.
 func (t *cart) shift(dim, disp int) (src, dst int) {
 	at := func(delta int) int {
-		co := append([]int(nil), t.coords...)
-		co[dim] += delta
-		if r, ok := t.rankOf(co); ok {
-			return r
+		n, x := t.dims[dim], t.coords[dim]
+		y := x + delta
+		if y < 0 || y >= n {
+			if !t.periods[dim] {
+				return ProcNull
+			}
+			y = (y%n + n) % n
 		}
-		return ProcNull
+		return t.rank + (y-x)*t.strides[dim]
 	}
 	return at(-disp), at(disp)
 }

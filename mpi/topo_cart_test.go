@@ -399,3 +399,41 @@ func checkSubs(cc *Comm, g *refGrid) error {
 	}
 	return nil
 }
+
+// A grid of thousands of extent-1 dimensions is built in time linear in
+// their number, and shifts along them reach the rank itself where periodic.
+func TestCartManyDimensions(t *testing.T) {
+	runT(t, 2, func(c *Comm) error {
+		const nd = 20000
+		dims, periods := make([]int, nd), make([]bool, nd)
+		for d := range dims {
+			dims[d], periods[d] = 1, d%2 == 0
+		}
+		dims[nd-1] = 2
+		cc, err := c.CartCreate(dims, periods, false)
+		if err != nil {
+			return err
+		}
+		for _, d := range []int{0, 1, nd / 2, nd - 1} {
+			s, u, err := cc.CartShift(d, 1)
+			if err != nil {
+				return err
+			}
+			ws, wu := ProcNull, ProcNull
+			switch {
+			case d == nd-1: // extent 2, not periodic
+				if cc.Rank() == 0 {
+					wu = 1
+				} else {
+					ws = 0
+				}
+			case periods[d]:
+				ws, wu = cc.Rank(), cc.Rank()
+			}
+			if s != ws || u != wu {
+				return fmt.Errorf("CartShift(%d, 1) = %d, %d; want %d, %d", d, s, u, ws, wu)
+			}
+		}
+		return cc.Free()
+	})
+}
