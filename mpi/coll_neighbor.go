@@ -33,10 +33,9 @@ func (c *Comm) neighborTopo(what string) (topology, error) {
 	return c.topo, nil
 }
 
-// neighborExchange receives block i from source i into rblk(i) and sends
-// sblk(k) to destination k, all at once, and waits for every one.
-func (c *Comm) neighborExchange(sblk, rblk func(i int) []byte, tag int) error {
-	t := c.topo
+// neighborExchange receives block i from source i of t into rblk(i) and
+// sends sblk(k) to destination k, all at once, and waits for every one.
+func (c *Comm) neighborExchange(t topology, sblk, rblk func(i int) []byte, tag int) error {
 	srcs, dsts := t.sources(), t.destinations()
 	reqs := make([]*Request, 0, len(srcs)+len(dsts))
 	for j := range srcs {
@@ -56,14 +55,16 @@ func (c *Comm) neighborExchange(sblk, rblk func(i int) []byte, tag int) error {
 }
 
 // The schedules work on bytes; the typed wrappers below validate and
-// convert. Each is a plain function of its arguments and c (with its
-// topology), blocking until its part is done.
+// convert. Each is a plain function of its arguments, blocking until its
+// part is done. The topology is an argument, read when the call starts, so
+// that a nonblocking form keeps working if the communicator is freed (which
+// drops its topology) before the operation completes.
 
 // neighborAllgather sends send to every destination and receives source
 // i's block into recv[i*len(send):].
-func (c *Comm) neighborAllgather(send, recv []byte) error {
+func (c *Comm) neighborAllgather(t topology, send, recv []byte) error {
 	bs := len(send)
-	return c.neighborExchange(
+	return c.neighborExchange(t,
 		func(int) []byte { return send },
 		func(i int) []byte { return recv[i*bs : (i+1)*bs] },
 		tagNeighborAllgather)
@@ -71,8 +72,8 @@ func (c *Comm) neighborAllgather(send, recv []byte) error {
 
 // neighborAllgatherv sends send to every destination and receives source
 // i's block into recv[displs[i]:][:counts[i]] (byte counts).
-func (c *Comm) neighborAllgatherv(send, recv []byte, counts, displs []int) error {
-	return c.neighborExchange(
+func (c *Comm) neighborAllgatherv(t topology, send, recv []byte, counts, displs []int) error {
+	return c.neighborExchange(t,
 		func(int) []byte { return send },
 		func(i int) []byte { return recv[displs[i] : displs[i]+counts[i]] },
 		tagNeighborAllgatherv)
@@ -80,8 +81,8 @@ func (c *Comm) neighborAllgatherv(send, recv []byte, counts, displs []int) error
 
 // neighborAlltoall sends block k of send to destination k and receives
 // source i's block into block i of recv, blocks of bs bytes.
-func (c *Comm) neighborAlltoall(send, recv []byte, bs int) error {
-	return c.neighborExchange(
+func (c *Comm) neighborAlltoall(t topology, send, recv []byte, bs int) error {
+	return c.neighborExchange(t,
 		func(k int) []byte { return send[k*bs : (k+1)*bs] },
 		func(i int) []byte { return recv[i*bs : (i+1)*bs] },
 		tagNeighborAlltoall)
@@ -89,8 +90,8 @@ func (c *Comm) neighborAlltoall(send, recv []byte, bs int) error {
 
 // neighborAlltoallv is neighborAlltoall with a byte count and displacement
 // per destination and per source.
-func (c *Comm) neighborAlltoallv(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
-	return c.neighborExchange(
+func (c *Comm) neighborAlltoallv(t topology, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	return c.neighborExchange(t,
 		func(k int) []byte { return send[sdispls[k] : sdispls[k]+scounts[k]] },
 		func(i int) []byte { return recv[rdispls[i] : rdispls[i]+rcounts[i]] },
 		tagNeighborAlltoallv)
@@ -123,7 +124,7 @@ func NeighborAllgather[T Numeric](c *Comm, send, recv []T) error {
 	if overlap(asBytes(send), asBytes(recv[:in*k])) {
 		return errorf(ClassBuffer, "NeighborAllgather: send and receive buffers overlap")
 	}
-	return c.neighborAllgather(asBytes(send), asBytes(recv[:in*k]))
+	return c.neighborAllgather(t, asBytes(send), asBytes(recv[:in*k]))
 }
 
 // NeighborAllgatherv is NeighborAllgather with a count and displacement per
@@ -144,7 +145,7 @@ func NeighborAllgatherv[T Numeric](c *Comm, send, recv []T, recvCounts, recvDisp
 		return errorf(ClassBuffer, "NeighborAllgatherv: send and receive buffers overlap")
 	}
 	bc, bd := byteLayout(recvCounts, recvDispls, in, sizeOf[T]())
-	return c.neighborAllgatherv(asBytes(send), asBytes(recv), bc, bd)
+	return c.neighborAllgatherv(t, asBytes(send), asBytes(recv), bc, bd)
 }
 
 // NeighborAlltoall sends block k of send to destination k and receives
@@ -180,7 +181,7 @@ func NeighborAlltoall[T Numeric](c *Comm, send, recv []T) error {
 	if overlap(asBytes(send), asBytes(recv[:in*k])) {
 		return errorf(ClassBuffer, "NeighborAlltoall: send and receive buffers overlap")
 	}
-	return c.neighborAlltoall(asBytes(send), asBytes(recv[:in*k]), k*sizeOf[T]())
+	return c.neighborAlltoall(t, asBytes(send), asBytes(recv[:in*k]), k*sizeOf[T]())
 }
 
 // NeighborAlltoallv is NeighborAlltoall with a count and displacement per
@@ -207,5 +208,5 @@ func NeighborAlltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []in
 	size := sizeOf[T]()
 	sc, sd := byteLayout(sendCounts, sendDispls, out, size)
 	rc, rd := byteLayout(recvCounts, recvDispls, in, size)
-	return c.neighborAlltoallv(asBytes(send), sc, sd, asBytes(recv), rc, rd)
+	return c.neighborAlltoallv(t, asBytes(send), sc, sd, asBytes(recv), rc, rd)
 }
