@@ -437,3 +437,46 @@ func TestCartManyDimensions(t *testing.T) {
 		return cc.Free()
 	})
 }
+
+// On a communicator whose group is not the world's identity, the grid is
+// its first ranks in its order, and neighbour exchanges reach them.
+func TestCartOnSplitCommunicator(t *testing.T) {
+	for _, n := range []int{5, 11, 17} {
+		runT(t, n, func(c *Comm) error {
+			sp, err := c.Split(c.Rank()%2, -c.Rank()) // reversed order
+			if err != nil {
+				return err
+			}
+			m := sp.Size() - 1 // leave the last rank out
+			if m == 0 {
+				return sp.Free()
+			}
+			s := cartShape{[]int{m}, []bool{true}}
+			cc, err := sp.CartCreate(s.dims, s.periods, true)
+			if err != nil {
+				return err
+			}
+			if sp.Rank() >= m {
+				if cc != nil {
+					return fmt.Errorf("rank %d beyond the grid got a communicator", sp.Rank())
+				}
+				return sp.Free()
+			}
+			for r := 0; r < m; r++ {
+				if cc.WorldRank(r) != sp.WorldRank(r) {
+					return fmt.Errorf("grid rank %d is world rank %d, want %d", r, cc.WorldRank(r), sp.WorldRank(r))
+				}
+			}
+			if err := checkCart(cc, newRefGrid(s)); err != nil {
+				return err
+			}
+			if err := checkNeighborColls(cc, cartModel(newRefGrid(s)), n); err != nil {
+				return err
+			}
+			if err := cc.Free(); err != nil {
+				return err
+			}
+			return sp.Free()
+		})
+	}
+}
