@@ -45,6 +45,13 @@ const (
 	callDup
 	callCreate
 	callSplit
+	callCartCreate
+	callCartSub
+	callDistGraphCreate
+	callNeighborAllgather
+	callNeighborAllgatherv
+	callNeighborAlltoall
+	callNeighborAlltoallv
 	// Nonblocking calls: never blocked in, only traced (trace.go).
 	callIsend
 	callIssend
@@ -63,6 +70,8 @@ var callNames = [callsEnd]string{
 	"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv",
 	"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "ReduceScatter", "ReduceScatterBlock",
 	"Scan", "Exscan", "Comm.Dup", "Comm.Create", "Comm.Split",
+	"Comm.CartCreate", "Comm.CartSub", "Comm.DistGraphCreateAdjacent",
+	"NeighborAllgather", "NeighborAllgatherv", "NeighborAlltoall", "NeighborAlltoallv",
 	"Isend", "Issend", "Irecv", "Iprobe", "Test", "Testany", "Testsome", "Testall",
 }
 

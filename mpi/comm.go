@@ -19,6 +19,7 @@ type Comm struct {
 	rank  int
 	freed bool
 	world bool
+	topo  topology // Cartesian or distributed-graph topology; nil for none (topo.go)
 }
 
 // The accessors have no error result, so on a nil communicator (which Split
@@ -159,6 +160,7 @@ func (c *Comm) Free() error {
 	}
 	c.r.ctxUsed.clear(int(c.ctx / 2))
 	c.freed = true
+	c.topo = nil
 	return nil
 }
 
@@ -174,7 +176,9 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Comm{r: c.r, ctx: uint32(id) * 2, group: c.group, rank: c.rank}, nil
+	// MPI copies the topology with the communicator; it is immutable, so
+	// the copy shares it.
+	return &Comm{r: c.r, ctx: uint32(id) * 2, group: c.group, rank: c.rank, topo: c.topo}, nil
 }
 
 // Create makes a communicator of the members of g, which must be a subset

@@ -23,6 +23,8 @@
 //	coll*.go               collectives as schedules of the engine's sends (MPICH's algorithms, coll_algo.go)
 //	op*.go                 reduction operations and their typed kernels
 //	comm.go, group.go      communicators and groups
+//	topo*.go               process topologies: DimsCreate, Cartesian grids, distributed graphs
+//	coll_neighbor.go       neighbour collectives over a communicator's topology
 //	world.go, calls.go     a process's ranks; the user-level call each is in (deadlock reports)
 //	clock.go, virtual.go   the engine's event points and their virtual-time clock (vtime)
 //	virtual_stall.go,      Algorithm 2's stalls, within a process and job-wide through gompirun

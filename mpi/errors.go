@@ -27,13 +27,15 @@ const (
 	ClassInStatus            // MPI_ERR_IN_STATUS: see the per-request errors
 	ClassIntern              // MPI_ERR_INTERN: internal error
 	ClassOther               // MPI_ERR_OTHER: anything else (transport failure, abort, deadlock)
+	ClassTopology            // MPI_ERR_TOPOLOGY: the communicator lacks the topology the call needs, or the grid does not fit
+	ClassDims                // MPI_ERR_DIMS: invalid dimension argument
 )
 
 var classNames = [...]string{
 	"MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE", "MPI_ERR_TAG",
 	"MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_REQUEST", "MPI_ERR_ROOT", "MPI_ERR_GROUP",
 	"MPI_ERR_OP", "MPI_ERR_ARG", "MPI_ERR_TRUNCATE", "MPI_ERR_PENDING", "MPI_ERR_IN_STATUS",
-	"MPI_ERR_INTERN", "MPI_ERR_OTHER",
+	"MPI_ERR_INTERN", "MPI_ERR_OTHER", "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS",
 }
 
 func (c ErrorClass) String() string {
@@ -96,6 +98,8 @@ var (
 	ErrInStatus = &Error{Class: ClassInStatus}
 	ErrIntern   = &Error{Class: ClassIntern}
 	ErrOther    = &Error{Class: ClassOther}
+	ErrTopology = &Error{Class: ClassTopology}
+	ErrDims     = &Error{Class: ClassDims}
 )
 
 func errorf(class ErrorClass, format string, args ...any) *Error {

@@ -99,6 +99,28 @@ var zeroCalls = []struct {
 	{"Exscan", true, func() error { return Exscan[int](nil, nil, nil, Op{}) }},
 	{"ExscanInPlace", true, func() error { return ExscanInPlace[int](nil, nil, Op{}) }},
 
+	// Process topologies and neighbour collectives.
+	{"DimsCreate", true, func() error { _, err := DimsCreate(0, nil); return err }},
+	{"Topology.String", false, func() error { _ = Topology(-1).String(); return want(TopoCart.String(), "TopoCart") }},
+	{"Comm.Topo", true, func() error { _, err := (*Comm)(nil).Topo(); return err }},
+	{"Comm.CartCreate", true, func() error { _, err := (*Comm)(nil).CartCreate(nil, nil, false); return err }},
+	{"Comm.CartDim", true, func() error { _, err := (*Comm)(nil).CartDim(); return err }},
+	{"Comm.CartGet", true, func() error { _, _, _, err := (*Comm)(nil).CartGet(); return err }},
+	{"Comm.CartRank", true, func() error { _, err := (*Comm)(nil).CartRank(nil); return err }},
+	{"Comm.CartCoords", true, func() error { _, err := (*Comm)(nil).CartCoords(0); return err }},
+	{"Comm.CartShift", true, func() error { _, _, err := (*Comm)(nil).CartShift(0, 0); return err }},
+	{"Comm.CartSub", true, func() error { _, err := (*Comm)(nil).CartSub(nil); return err }},
+	{"Comm.DistGraphCreateAdjacent", true, func() error {
+		_, err := (*Comm)(nil).DistGraphCreateAdjacent(nil, nil, nil, nil, false)
+		return err
+	}},
+	{"Comm.DistGraphNeighborsCount", true, func() error { _, _, _, err := (*Comm)(nil).DistGraphNeighborsCount(); return err }},
+	{"Comm.DistGraphNeighbors", true, func() error { _, _, _, _, err := (*Comm)(nil).DistGraphNeighbors(); return err }},
+	{"NeighborAllgather", true, func() error { return NeighborAllgather[int](nil, nil, nil) }},
+	{"NeighborAllgatherv", true, func() error { return NeighborAllgatherv[int](nil, nil, nil, nil, nil) }},
+	{"NeighborAlltoall", true, func() error { return NeighborAlltoall[int](nil, nil, nil) }},
+	{"NeighborAlltoallv", true, func() error { return NeighborAlltoallv[int](nil, nil, nil, nil, nil, nil, nil) }},
+
 	// Groups (nil is MPI_GROUP_NULL; calls without an error result treat
 	// it as the empty group).
 	{"Group.Size", false, func() error { return want((*Group)(nil).Size(), 0) }},
