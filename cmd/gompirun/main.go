@@ -28,7 +28,7 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-trace FILE [-trace-ranks R] [-trace-max N]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-trace FILE] [-timeline FILE] [-trace-ranks R] [-trace-max N] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
 	" | gompirun -print-machine NAME|FILE"
 
@@ -54,6 +54,7 @@ type options struct {
 
 	// -trace FILE: the timeline (trace.go); nil otherwise.
 	traceFile string
+	timeline  string // -timeline FILE (timeline.go)
 	trace     *traceRun
 
 	version bool     // -version: print it and exit
@@ -94,6 +95,7 @@ func parse(args []string) (*options, error) {
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
 	fs.StringVar(&o.traceFile, "trace", "", "write the timeline of the run to this file in the Chrome trace event format (virtual or host time)")
+	fs.StringVar(&o.timeline, "timeline", "", "draw the timeline of the traced ranks (at most 64) to this .svg or .png file")
 	traceRanks := fs.String("trace-ranks", "all", "-trace: the ranks traced, such as 0-15,32")
 	traceMax := fs.Int("trace-max", defaultTraceMax, "-trace: the most events kept (shared by the traced ranks); past it the trace is truncated")
 	fs.StringVar(&o.plot, "plot", "", "also draw the prediction to this .svg or .png file: a sweep's time and breakdown against P, or one run's ranks")

@@ -22,11 +22,12 @@ import (
 
 // traceRun is what -trace adds to a job.
 type traceRun struct {
-	epoch   int64 // the job's start, Unix nanoseconds: host times count from it
-	file    string
-	ranks   launch.RankSet
-	perRank int // events each traced rank may keep
-	virtual string
+	epoch    int64  // the job's start, Unix nanoseconds: host times count from it
+	file     string // -trace; "" with -timeline alone
+	timeline string // -timeline (timeline.go)
+	ranks    launch.RankSet
+	perRank  int // events each traced rank may keep
+	virtual  string
 }
 
 // defaultTraceMax is -trace-max's default: about 100 MB of JSON.
@@ -34,14 +35,14 @@ const defaultTraceMax = 1000000
 
 // prepareTrace checks the trace options before anything starts.
 func prepareTrace(o *options, ranksSpec string, traceMax int, set map[string]bool) (*traceRun, error) {
-	if o.traceFile == "" {
+	if o.traceFile == "" && o.timeline == "" {
 		if set["trace-ranks"] || set["trace-max"] {
-			return nil, fmt.Errorf("-trace-ranks and -trace-max need -trace FILE")
+			return nil, fmt.Errorf("-trace-ranks and -trace-max need -trace FILE or -timeline FILE")
 		}
 		return nil, nil
 	}
 	if o.sweep != nil {
-		return nil, fmt.Errorf("-trace with a list of -virtual: trace one prediction at a time")
+		return nil, fmt.Errorf("-trace or -timeline with a list of -virtual: trace one prediction at a time")
 	}
 	if traceMax < 1 {
 		return nil, fmt.Errorf("-trace-max %d: want at least 1 event", traceMax)
@@ -50,10 +51,17 @@ func prepareTrace(o *options, ranksSpec string, traceMax int, set map[string]boo
 	if err != nil {
 		return nil, fmt.Errorf("-trace-ranks %s: %v", ranksSpec, err)
 	}
-	if err := checkWritable(o.traceFile); err != nil {
-		return nil, fmt.Errorf("-trace: %v", err)
+	if o.traceFile != "" {
+		if err := checkWritable(o.traceFile); err != nil {
+			return nil, fmt.Errorf("-trace: %v", err)
+		}
 	}
-	t := &traceRun{epoch: time.Now().UnixNano(), file: o.traceFile, ranks: ranks, perRank: max(1, traceMax/ranks.Count(o.ranks))}
+	if o.timeline != "" {
+		if err := checkTimeline(o.timeline, ranks.Count(o.ranks)); err != nil {
+			return nil, err
+		}
+	}
+	t := &traceRun{epoch: time.Now().UnixNano(), file: o.traceFile, timeline: o.timeline, ranks: ranks, perRank: max(1, traceMax/ranks.Count(o.ranks))}
 	if o.virt != nil {
 		t.virtual = o.virt.machine.Name
 	}
@@ -65,15 +73,56 @@ func (t *traceRun) env() []string {
 	return []string{launch.EnvTrace + "=" + strconv.Itoa(t.perRank) + ":" + strconv.FormatInt(t.epoch, 10) + ":" + t.ranks.String()}
 }
 
-// finish gathers the processes' events and writes the trace file; it
-// reports on w how many events were dropped past -trace-max.
+// finish gathers the processes' events, writes the trace file and draws
+// the timeline; it reports on w how many events were dropped past
+// -trace-max.
 func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
+	var events []mpi.TraceEvent
+	var dropped int64
+	for p := 0; p < procs; p++ {
+		s, ok := ex.Get(launch.TraceKey(p))
+		if !ok {
+			continue // a process with no traced rank
+		}
+		var rec mpi.TraceRecord
+		if err := json.Unmarshal([]byte(s), &rec); err != nil {
+			return fmt.Errorf("process %d: bad trace record: %v", p, err)
+		}
+		dropped += rec.Dropped
+		events = append(events, rec.Events...)
+	}
+	if t.file != "" {
+		if err := t.write(events, dropped); err != nil {
+			return err
+		}
+	}
+	if dropped > 0 {
+		what := t.file
+		if what == "" {
+			what = t.timeline
+		}
+		fmt.Fprintf(w, "gompirun: -trace: %d events past -trace-max were dropped; %s is truncated (ranks stopped recording when they reached their share)\n", dropped, what)
+	}
+	if t.timeline != "" {
+		title, clock := "real run", "seconds since the job began (host time)"
+		if t.virtual != "" {
+			title, clock = "predicted on "+t.virtual, "predicted seconds"
+		}
+		if err := plotTimeline(t.timeline, events, title, clock); err != nil {
+			return fmt.Errorf("-timeline: %v", err)
+		}
+	}
+	return nil
+}
+
+// write writes the events to the trace file in the Chrome trace event
+// format.
+func (t *traceRun) write(events []mpi.TraceEvent, dropped int64) error {
 	f, err := os.Create(t.file)
 	if err != nil {
 		return err
 	}
 	out := bufio.NewWriterSize(f, 1<<20)
-	var dropped int64
 	first := true
 	emit := func(v any) error {
 		b, err := json.Marshal(v)
@@ -97,30 +146,18 @@ func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
 		return err
 	}
 	named := map[int]bool{}
-	for p := 0; p < procs; p++ {
-		s, ok := ex.Get(launch.TraceKey(p))
-		if !ok {
-			continue // a process with no traced rank
-		}
-		var rec mpi.TraceRecord
-		if err := json.Unmarshal([]byte(s), &rec); err != nil {
-			f.Close()
-			return fmt.Errorf("process %d: bad trace record: %v", p, err)
-		}
-		dropped += rec.Dropped
-		for _, e := range rec.Events {
-			if !named[e.Rank] {
-				named[e.Rank] = true
-				if err := emit(meta("thread_name", e.Rank, "rank "+strconv.Itoa(e.Rank))); err != nil {
-					f.Close()
-					return err
-				}
-				emit(map[string]any{"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": e.Rank, "args": map[string]int{"sort_index": e.Rank}})
-			}
-			if err := emit(chromeEvent(e)); err != nil {
+	for _, e := range events {
+		if !named[e.Rank] {
+			named[e.Rank] = true
+			if err := emit(meta("thread_name", e.Rank, "rank "+strconv.Itoa(e.Rank))); err != nil {
 				f.Close()
 				return err
 			}
+			emit(map[string]any{"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": e.Rank, "args": map[string]int{"sort_index": e.Rank}})
+		}
+		if err := emit(chromeEvent(e)); err != nil {
+			f.Close()
+			return err
 		}
 	}
 	clock := "host"
@@ -132,9 +169,6 @@ func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
 	if err := out.Flush(); err != nil {
 		f.Close()
 		return err
-	}
-	if dropped > 0 {
-		fmt.Fprintf(w, "gompirun: -trace: %d events past -trace-max were dropped; %s is truncated (ranks stopped recording when they reached their share)\n", dropped, t.file)
 	}
 	return f.Close()
 }
