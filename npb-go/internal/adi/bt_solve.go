@@ -179,30 +179,36 @@ func (s *State) interiorLines(cl *cell, d int, fn func(base, pos int)) {
 }
 
 // backsubstitute is x_backsubstitute: the received solution of the next
-// cell (unless last) and the back substitution through cl.
+// cell (unless last) and the back substitution through cl. The solution
+// at a point is the next point's "next": it stays in locals.
 func (s *State) backsubstitute(cl *cell, d int, last bool) {
 	cv, sd := s.cv, s.stride[d]
 	isize := cl.size[d] - 1
 	in := s.inBuf
+	r0s, r1s, r2s, r3s, r4s := cl.rhs[:cv], cl.rhs[cv:2*cv], cl.rhs[2*cv:3*cv], cl.rhs[3*cv:4*cv], cl.rhs[4*cv:5*cv]
 	s.interiorLines(cl, d, func(base, pos int) {
-		var next [5]float64
-		if !last {
-			p := base + isize*sd
-			copy(next[:], in[pos*5:pos*5+5])
-			for m := 0; m < 5; m++ {
-				c := (*[5]float64)(cl.lhs[25*p+5*m:])
-				cl.rhs[m*cv+p] = cl.rhs[m*cv+p] - c[0]*next[0] - c[1]*next[1] - c[2]*next[2] - c[3]*next[3] - c[4]*next[4]
-			}
+		i := isize
+		if last {
+			i = isize - 1
 		}
-		for i := isize - 1; i >= 0; i-- {
-			p := base + i*sd
-			for m := 0; m < 5; m++ {
-				next[m] = cl.rhs[m*cv+p+sd]
-			}
-			for m := 0; m < 5; m++ {
-				c := (*[5]float64)(cl.lhs[25*p+5*m:])
-				cl.rhs[m*cv+p] = cl.rhs[m*cv+p] - c[0]*next[0] - c[1]*next[1] - c[2]*next[2] - c[3]*next[3] - c[4]*next[4]
-			}
+		p := base + i*sd
+		var n0, n1, n2, n3, n4 float64
+		if last {
+			p1 := p + sd
+			n0, n1, n2, n3, n4 = r0s[p1], r1s[p1], r2s[p1], r3s[p1], r4s[p1]
+		} else {
+			nx := (*[5]float64)(in[pos*5:])
+			n0, n1, n2, n3, n4 = nx[0], nx[1], nx[2], nx[3], nx[4]
+		}
+		for ; i >= 0; i, p = i-1, p-sd {
+			c := (*block)(cl.lhs[25*p:])
+			r0 := r0s[p] - c[0]*n0 - c[1]*n1 - c[2]*n2 - c[3]*n3 - c[4]*n4
+			r1 := r1s[p] - c[5]*n0 - c[6]*n1 - c[7]*n2 - c[8]*n3 - c[9]*n4
+			r2 := r2s[p] - c[10]*n0 - c[11]*n1 - c[12]*n2 - c[13]*n3 - c[14]*n4
+			r3 := r3s[p] - c[15]*n0 - c[16]*n1 - c[17]*n2 - c[18]*n3 - c[19]*n4
+			r4 := r4s[p] - c[20]*n0 - c[21]*n1 - c[22]*n2 - c[23]*n3 - c[24]*n4
+			r0s[p], r1s[p], r2s[p], r3s[p], r4s[p] = r0, r1, r2, r3, r4
+			n0, n1, n2, n3, n4 = r0, r1, r2, r3, r4
 		}
 	})
 }
@@ -230,6 +236,11 @@ func (s *State) solveCell(cl *cell, d int, first, last bool) {
 	}
 	a := d + 1 // the momentum component along d
 	fj, nj, la, lb := s.fjac, s.njac, s.lhsa, s.lhsb
+	r0s, r1s, r2s, r3s, r4s := cl.rhs[:cv], cl.rhs[cv:2*cv], cl.rhs[2*cv:3*cv], cl.rhs[3*cv:4*cv], cl.rhs[4*cv:5*cv]
+	// The Jacobians' zeros are the same at every point of an axis:
+	// jacobians writes only the others.
+	clear(fj)
+	clear(nj)
 	s.interiorLines(cl, d, func(base, _ int) {
 		// lhsabinit, for the points the loop below leaves alone.
 		for i := 0; i <= isize; i++ {
@@ -255,10 +266,22 @@ func (s *State) solveCell(cl *cell, d int, first, last bool) {
 			fm, nm := (*block)(fj[i*25:]), (*block)(nj[i*25:])
 			n0 := (*block)(nj[(i+1)*25:])
 			fp, np := (*block)(fj[(i+2)*25:]), (*block)(nj[(i+2)*25:])
-			for e := range C {
+			for e := 0; e < 25; e += 5 {
 				A[e] = -t2*fm[e] - t1*nm[e]
+				A[e+1] = -t2*fm[e+1] - t1*nm[e+1]
+				A[e+2] = -t2*fm[e+2] - t1*nm[e+2]
+				A[e+3] = -t2*fm[e+3] - t1*nm[e+3]
+				A[e+4] = -t2*fm[e+4] - t1*nm[e+4]
 				B[e] = t1 * 2.0 * n0[e]
+				B[e+1] = t1 * 2.0 * n0[e+1]
+				B[e+2] = t1 * 2.0 * n0[e+2]
+				B[e+3] = t1 * 2.0 * n0[e+3]
+				B[e+4] = t1 * 2.0 * n0[e+4]
 				C[e] = t2*fp[e] - t1*np[e]
+				C[e+1] = t2*fp[e+1] - t1*np[e+1]
+				C[e+2] = t2*fp[e+2] - t1*np[e+2]
+				C[e+3] = t2*fp[e+3] - t1*np[e+3]
+				C[e+4] = t2*fp[e+4] - t1*np[e+4]
 			}
 			for m := 0; m < 5; m++ {
 				e := 5*m + m
@@ -273,14 +296,10 @@ func (s *State) solveCell(cl *cell, d int, first, last bool) {
 		// point's are eliminated; A and B are this line's scratch.
 		var r, rm [5]float64
 		loadRHS := func(p int, v *[5]float64) {
-			for m := range v {
-				v[m] = cl.rhs[m*cv+p]
-			}
+			v[0], v[1], v[2], v[3], v[4] = r0s[p], r1s[p], r2s[p], r3s[p], r4s[p]
 		}
 		storeRHS := func(p int, v *[5]float64) {
-			for m := range v {
-				cl.rhs[m*cv+p] = v[m]
-			}
+			r0s[p], r1s[p], r2s[p], r3s[p], r4s[p] = v[0], v[1], v[2], v[3], v[4]
 		}
 		i0 := 0
 		if first {
@@ -323,8 +342,6 @@ func (s *State) jacobians(cl *cell, p, a int, f, n []float64) {
 	tmp3 := tmp1 * tmp2
 	qs := cl.qs[p]
 	ua := u[a]
-	clear(f)
-	clear(n)
 	f[a] = 1.0
 	for r := 1; r <= 3; r++ {
 		if r == a {
