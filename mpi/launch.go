@@ -73,6 +73,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 			return err
 		}
 	}
+	w.partial = &partialPublisher{client: client, proc: env.Proc, w: w, virt: js.virt}
 	w.agent = watchJob(env, w, part)
 	w.out = part.Routes
 	for _, r := range w.ranks {
@@ -193,6 +194,7 @@ func exitJob(w *world, client *launch.Client, code int) {
 		msg = launch.DeadlockReport(strings.Join(de.Blocked, "\n"))
 		rank = w.base
 	}
+	w.partial.publish() // what the job predicted and traced so far, for gompirun's partial report
 	client.Fail(rank, code, msg)
 	wireup.CloseShm() // deferred closes do not run past os.Exit; remove the segment
 	os.Exit(code)

@@ -54,6 +54,11 @@ type Report struct {
 	vtime.Report
 	EngineCounts
 	PerRank []RankRecord `json:"per_rank"`
+	// Partial, when set, says why the job did not finish (it failed,
+	// deadlocked, timed out or was interrupted): the report is of what
+	// happened up to then. An unfinished rank's End is how far its clock
+	// got; its breakdown and counts (but messages sent) are not known.
+	Partial string `json:"partial,omitempty"`
 }
 
 // Summarize merges the records of all ranks (from any number of processes,
@@ -82,10 +87,13 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 // WriteText prints the report for people: the model's lines, then the
 // engine's.
 func (rep *Report) WriteText(w io.Writer) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	if rep.Partial != "" {
+		p("gompi PARTIAL prediction, of what happened before the job stopped: %s\n", rep.Partial)
+	}
 	if err := rep.Report.WriteText(w); err != nil {
 		return err
 	}
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
 	if host := rep.Temporal - rep.TemporalExact; host > 0 {
 		p("  temporally sensitive calls: %d, %d answered in virtual time; %d answered speculatively with what the host had (gompirun did not see the job settle in time, or did not run it: docs/model.md, Temporally sensitive calls)\n",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gompi/gompi/internal/launch"
@@ -66,7 +67,10 @@ type TraceRecord struct {
 // tracer is one rank's recorder (rank.trace; nil when the rank is not
 // traced, so an untraced call pays one nil check).
 type tracer struct {
-	max     int // events this rank may keep
+	max int // events this rank may keep
+	// mu guards events for a reader other than the rank: the partial
+	// record of a job that fails while the rank runs (traceRecord).
+	mu      sync.Mutex
 	events  []TraceEvent
 	waits   []TraceEvent // of the call in progress: kept with it, or dropped with it
 	dropped int64
@@ -93,7 +97,9 @@ func (t *tracer) add(e TraceEvent) {
 		t.dropped++
 		return
 	}
+	t.mu.Lock()
 	t.events = append(t.events, e)
+	t.mu.Unlock()
 }
 
 // traceEnter is the start of a user-level call (Comm.enter).
@@ -173,8 +179,10 @@ func (r *rank) traceLeave() {
 	if len(t.events)+1+len(t.waits) > t.max {
 		t.dropped += int64(1 + len(t.waits))
 	} else {
+		t.mu.Lock()
 		t.events = append(t.events, e)
 		t.events = append(t.events, t.waits...)
+		t.mu.Unlock()
 	}
 	t.waits = t.waits[:0]
 	t.last = now
@@ -249,9 +257,13 @@ func (w *world) traced() bool {
 func (w *world) traceRecord() ([]byte, error) {
 	var rec TraceRecord
 	for _, r := range w.ranks {
-		if r.trace != nil {
-			rec.Events = append(rec.Events, r.trace.events...)
-			rec.Dropped += r.trace.dropped
+		if t := r.trace; t != nil {
+			t.mu.Lock()
+			rec.Events = append(rec.Events, t.events...)
+			t.mu.Unlock()
+			if r.finished.Load() {
+				rec.Dropped += t.dropped // the rank's own count: read once it is done
+			}
 		}
 	}
 	return json.Marshal(rec)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gompi/gompi/transport"
@@ -182,16 +183,7 @@ func (v *Virtual) Results() []RankRecord {
 	defer v.mu.Unlock()
 	out := make([]RankRecord, 0, len(v.clocks))
 	for _, c := range v.clocks {
-		res := RankRecord{RankResult: c.m.Result()}
-		if r := c.r; r != nil {
-			res.EngineCounts = EngineCounts{
-				Sent: r.stats.sent, SentBytes: r.stats.sentBytes,
-				Recvd: r.stats.recvd, RecvBytes: r.stats.recvdBytes,
-				Temporal: r.stats.temporal, TemporalExact: r.stats.temporalExact,
-				Stalls: r.stats.stalls, SpeculativeStalls: r.stats.speculative,
-			}
-		}
-		out = append(out, res)
+		out = append(out, c.record())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rank < out[j].Rank })
 	return out
@@ -220,12 +212,30 @@ func (v *Virtual) Report() Report {
 	return Summarize(v.target.Machine().Name, v.cpuScale, v.Results(), v.Wall().Seconds())
 }
 
+// record is the rank's record; the rank must be done (or never started).
+func (c *virtualClock) record() RankRecord {
+	res := RankRecord{RankResult: c.m.Result()}
+	if r := c.r; r != nil {
+		res.EngineCounts = EngineCounts{
+			Sent: r.stats.sent, SentBytes: r.stats.sentBytes,
+			Recvd: r.stats.recvd, RecvBytes: r.stats.recvdBytes,
+			Temporal: r.stats.temporal, TemporalExact: r.stats.temporalExact,
+			Stalls: r.stats.stalls, SpeculativeStalls: r.stats.speculative,
+		}
+	}
+	return res
+}
+
 // virtualClock adapts a vtime.Rank to the engine's event points: it only
 // converts transport headers into the model's terms.
 type virtualClock struct {
 	v *Virtual
 	m *vtime.Rank
 	r *rank
+	// sentPub is r.stats.sent for other goroutines (progress samples),
+	// updated as the rank leaves the engine; sentSeen the rank's copy.
+	sentPub  atomic.Int64
+	sentSeen int64
 }
 
 // attach is called by newWorld so the report can read the rank's counters.
@@ -284,7 +294,7 @@ func (c *virtualClock) WaitEnd()                           { c.m.WaitEnd() }
 func (c *virtualClock) ForgetBefore(t float64)             { c.m.ForgetBefore(t) }
 func (c *virtualClock) Ready(copied float64)               { c.m.Ready(copied) }
 func (c *virtualClock) EnterEngine()                       { c.m.EnterEngine() }
-func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine() }
+func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine(); c.noteSent() }
 func (c *virtualClock) Now() (float64, bool)               { return c.m.Now(), true }
 func (c *virtualClock) Bound() (float64, bool)             { return c.m.Bound() }
 func (c *virtualClock) Elapse(d float64)                   { c.m.Elapse(d) }

@@ -236,6 +236,19 @@ func (a *quiesceAgent) orderLoop() {
 			a.mu.Lock()
 			a.describe()
 			a.mu.Unlock()
+		case o.Progress:
+			a.mu.Lock()
+			if err := a.watch.Send(a.w.progressSample()); err != nil {
+				a.fail()
+			}
+			a.mu.Unlock()
+		case o.Partial:
+			a.w.partial.publish() // outside a.mu: it talks to the exchange
+			a.mu.Lock()
+			if err := a.watch.Send(launch.Sample{Published: true}); err != nil {
+				a.fail()
+			}
+			a.mu.Unlock()
 		case o.Resolve:
 			if i := o.Rank - a.w.base; i >= 0 && i < len(a.w.ranks) {
 				r := a.w.ranks[i]

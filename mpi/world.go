@@ -86,13 +86,14 @@ func newConfig(opts []Option) (*config, error) {
 // world is one job as seen from one process: its size, the ranks this
 // process hosts, and how the job ends.
 type world struct {
-	size   int
-	base   int     // world rank of ranks[0]
-	ranks  []*rank // hosted ranks
-	out    transport.Transport
-	local  bool // every rank of the job is in this process (deadlock detection is sound)
-	start  time.Time
-	exitFn func(code int) // process-level abort (Main); nil for Run
+	partial *partialPublisher // a gompirun job's partial records (virtual_partial.go); nil otherwise
+	size    int
+	base    int     // world rank of ranks[0]
+	ranks   []*rank // hosted ranks
+	out     transport.Transport
+	local   bool // every rank of the job is in this process (deadlock detection is sound)
+	start   time.Time
+	exitFn  func(code int) // process-level abort (Main); nil for Run
 
 	aborted  atomic.Bool
 	failOnce sync.Once

@@ -142,3 +142,41 @@ func TestRankBoundWhileComputing(t *testing.T) {
 		t.Errorf("bound grew from %v to %v; the burst ended at t_V = %v", b1, b2, r.Now())
 	}
 }
+
+// Reached, read from another goroutine, is the bound while the rank
+// computes and t_V at the burst's start once it is in an MPI activity,
+// never more than t_V: what a progress line or a partial report shows.
+func TestRankReached(t *testing.T) {
+	cpu, err := NewThreadCPU(0)
+	if err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	r := NewRank(tianhe(t, 2), 0, cpu.Meter(), 1)
+	if got := r.Reached(); got != 0 {
+		t.Fatalf("reached %v before the start", got)
+	}
+	computing, inMPI, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		r.SimStart()
+		r.Elapse(2)
+		burn(5 * time.Millisecond)
+		close(computing)
+		<-inMPI
+		r.Begin() // an MPI activity: the burst is charged, no bound
+		inMPI <- struct{}{}
+		<-inMPI
+	}()
+	<-computing
+	if got := r.Reached(); got < 2 {
+		t.Fatalf("reached %v while computing after Elapse(2)", got)
+	}
+	inMPI <- struct{}{}
+	<-inMPI
+	got := r.Reached()
+	close(inMPI)
+	<-done
+	if got < 2 || got > r.Now() {
+		t.Errorf("reached %v in an MPI activity; t_V %v", got, r.Now())
+	}
+}

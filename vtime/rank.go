@@ -138,6 +138,18 @@ func (r *Rank) Bound() (t float64, ok bool) {
 	return t, true
 }
 
+// Reached is how far the rank's clock has gone, for a reader on another
+// goroutine (a progress display, the partial report of a job that
+// failed): t_V when its current or last computation burst opened, or,
+// while it computes, the burst's bound so far. The rank's own fields are
+// not read.
+func (r *Rank) Reached() float64 {
+	if t, ok := r.Bound(); ok {
+		return t
+	}
+	return math.Float64frombits(r.base.Load())
+}
+
 // SimStart is E_Start: t_V = 0, t'1 = now.
 func (r *Rank) SimStart() {
 	r.tv = 0

@@ -163,7 +163,11 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 func (rep *Report) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("gompi prediction: %d ranks on machine %s, cpu-scale %g\n", rep.Ranks, rep.Machine, rep.CPUScale)
-	p("  predicted time   %s (rank %d finishes last)\n", Seconds(rep.Predicted), rep.PredictedRank)
+	if len(rep.Unfinished) == 0 {
+		p("  predicted time   %s (rank %d finishes last)\n", Seconds(rep.Predicted), rep.PredictedRank)
+	} else {
+		p("  predicted time   %s (rank %d, the furthest; some ranks did not finish)\n", Seconds(rep.Predicted), rep.PredictedRank)
+	}
 	p("  host wall time   %s, slowdown %.3g\n", Seconds(rep.Wall), rep.Slowdown)
 	p("  %-15s %12s %12s %12s\n", "per rank", "min", "mean", "max")
 	for _, row := range []struct {

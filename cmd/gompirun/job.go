@@ -163,11 +163,12 @@ func run(o *options, exe string) int {
 	out.wait(j.procs, j.proxies, time.Second)
 	removeSegments(jobID)
 	if sv.first != nil {
+		sv.finishPartial()
 		fmt.Fprintf(os.Stderr, "gompirun: %s\n", sv.first.msg)
 		return sv.first.code
 	}
 	if o.virt != nil {
-		if err := o.virt.finish(ex, o.np, time.Since(sv.t0), os.Stderr); err != nil {
+		if err := o.virt.finish(ex, o.np, time.Since(sv.t0), os.Stderr, ""); err != nil {
 			fmt.Fprintf(os.Stderr, "gompirun: prediction report: %v\n", err)
 			return 1
 		}
@@ -194,6 +195,7 @@ type supervisor struct {
 	first     *failure
 	killTimer <-chan time.Time
 	startErr  string // why startLocal failed
+	asked     bool   // askPartial has run
 }
 
 // startLocal starts this host's processes. A signal while they start stops
@@ -262,6 +264,7 @@ func (sv *supervisor) stop(f failure) {
 		sv.first = &f // printed last, after the processes' own output
 	}
 	if sv.killTimer == nil {
+		sv.askPartial()
 		sv.j.killAll(syscall.SIGTERM)
 		sv.killTimer = time.After(killGrace)
 	}
@@ -275,6 +278,7 @@ func (sv *supervisor) onSignal(sig os.Signal) {
 		return
 	}
 	s := sig.(syscall.Signal)
+	sv.askPartial()
 	sv.j.killAll(s)
 	sv.stop(failure{msg: fmt.Sprintf("received %v; stopping the job", sig), code: 128 + int(s)})
 	sv.killTimer = time.After(2 * time.Second)
@@ -307,8 +311,18 @@ func (sv *supervisor) supervise(sigs <-chan os.Signal) {
 	if sv.o.timeout > 0 {
 		timeout = time.After(sv.o.timeout - time.Since(sv.t0))
 	}
+	var progress <-chan time.Time
+	if every := sv.o.progressEvery(); every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		progress = t.C
+	}
 	for sv.remaining > 0 {
 		select {
+		case <-progress:
+			if sv.first == nil {
+				go sv.showProgress()
+			}
 		case f := <-sv.ex.Failures:
 			if sv.first == nil {
 				// The failure may be the echo of a peer's death (a receive
@@ -349,6 +363,40 @@ func (j *job) killAll(sig syscall.Signal) {
 	for _, px := range j.proxies {
 		if px.cmd != nil && px.cmd.Process != nil {
 			px.signal(sig)
+		}
+	}
+}
+
+// partialWait bounds how long a failing job waits for its processes to
+// publish their records so far.
+const partialWait = time.Second
+
+// askPartial has the processes still running publish what they predicted
+// and traced so far, before they are stopped: gompirun then reports it
+// (finishPartial). Only virtual or traced jobs have anything to publish.
+func (sv *supervisor) askPartial() {
+	if sv.asked || (sv.o.virt == nil && sv.o.trace == nil) {
+		return
+	}
+	sv.asked = true
+	sv.ex.Partial(partialWait)
+}
+
+// finishPartial prints the report and writes the trace of a job that did
+// not finish, from what its processes published (askPartial, and a
+// failing process before it exits), marked partial.
+func (sv *supervisor) finishPartial() {
+	o := sv.o
+	why := strings.TrimSuffix(strings.SplitN(sv.first.msg, "\n", 2)[0], ":")
+	if o.virt != nil {
+		if err := o.virt.finish(sv.ex, o.np, time.Since(sv.t0), os.Stderr, why); err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: no partial prediction report: %v\n", err)
+		}
+	}
+	if o.trace != nil {
+		o.trace.partial = why
+		if err := o.trace.finish(sv.ex, o.np, os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "gompirun: -trace: %v\n", err)
 		}
 	}
 }

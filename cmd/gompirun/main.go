@@ -28,7 +28,7 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-trace FILE] [-timeline FILE] [-trace-ranks R] [-trace-max N] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE] [-progress D]] [-trace FILE] [-timeline FILE] [-trace-ranks R] [-trace-max N] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
 	" | gompirun -print-machine NAME|FILE"
 
@@ -55,7 +55,11 @@ type options struct {
 	// -trace FILE: the timeline (trace.go); nil otherwise.
 	traceFile string
 	timeline  string // -timeline FILE (timeline.go)
-	trace     *traceRun
+	// -progress (progress.go): the interval of progress lines, and
+	// whether it was given (the default depends on the terminal).
+	progress    time.Duration
+	progressSet bool
+	trace       *traceRun
 
 	version bool     // -version: print it and exit
 	env     []string // -x and -genv: NAME=VALUE for every process (userenv.go)
@@ -95,6 +99,7 @@ func parse(args []string) (*options, error) {
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
 	fs.StringVar(&o.traceFile, "trace", "", "write the timeline of the run to this file in the Chrome trace event format (virtual or host time)")
+	fs.DurationVar(&o.progress, "progress", 0, "-virtual: print how far the run has got at this interval (default 10s when stderr is a terminal; 0: never)")
 	fs.StringVar(&o.timeline, "timeline", "", "draw the timeline of the traced ranks (at most 64) to this .svg or .png file")
 	traceRanks := fs.String("trace-ranks", "all", "-trace: the ranks traced, such as 0-15,32")
 	traceMax := fs.Int("trace-max", defaultTraceMax, "-trace: the most events kept (shared by the traced ranks); past it the trace is truncated")
@@ -137,6 +142,14 @@ func parse(args []string) (*options, error) {
 		}
 	}
 	o.cpuScaleSet = set["cpu-scale"]
+	if o.progressSet = set["progress"]; o.progressSet {
+		if o.progress < 0 {
+			return nil, fmt.Errorf("-progress %v: want an interval, or 0 for none", o.progress)
+		}
+		if !set["virtual"] {
+			return nil, errors.New("-progress reports a virtual run: it needs -virtual")
+		}
+	}
 	if o.printMachineSet = set["print-machine"]; o.printMachineSet {
 		if len(set) > 1 || fs.NArg() > 0 {
 			return nil, errors.New("-print-machine prints a machine and exits: it takes no other option and no program")

@@ -25,6 +25,7 @@ type traceRun struct {
 	epoch    int64  // the job's start, Unix nanoseconds: host times count from it
 	file     string // -trace; "" with -timeline alone
 	timeline string // -timeline (timeline.go)
+	partial  string // why the job stopped early (finishPartial); "" when it finished
 	ranks    launch.RankSet
 	perRank  int // events each traced rank may keep
 	virtual  string
@@ -108,6 +109,9 @@ func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
 		if t.virtual != "" {
 			title, clock = "predicted on "+t.virtual, "predicted seconds"
 		}
+		if t.partial != "" {
+			title += " (partial: the job did not finish)"
+		}
 		if err := plotTimeline(t.timeline, events, title, clock); err != nil {
 			return fmt.Errorf("-timeline: %v", err)
 		}
@@ -164,7 +168,11 @@ func (t *traceRun) write(events []mpi.TraceEvent, dropped int64) error {
 	if t.virtual != "" {
 		clock = "virtual"
 	}
-	other, _ := json.Marshal(map[string]any{"clock": clock, "dropped_events": dropped, "truncated": dropped > 0})
+	od := map[string]any{"clock": clock, "dropped_events": dropped, "truncated": dropped > 0}
+	if t.partial != "" {
+		od["partial"] = t.partial // the job did not finish: the events up to where it stopped
+	}
+	other, _ := json.Marshal(od)
 	fmt.Fprintf(out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":%s}\n", other)
 	if err := out.Flush(); err != nil {
 		f.Close()

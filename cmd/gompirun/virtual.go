@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gompi/gompi/internal/launch"
@@ -117,11 +118,19 @@ func (v *virtualRun) env() []string {
 }
 
 // finish merges the records every process published and prints the report
-// on w (and as JSON to the -report file).
-func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w io.Writer) error {
+// on w (and as JSON to the -report file). partial, when the job did not
+// finish, says why: the report is then of what the processes published
+// when it stopped (mpi/virtual_partial.go), and a process that published
+// nothing is named.
+func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w io.Writer, partial string) error {
 	var all []mpi.RankRecord
+	var silent []string
 	for p := 0; p < procs; p++ {
 		s, ok := ex.Get(launch.VirtualKey(p))
+		if !ok && partial != "" {
+			silent = append(silent, strconv.Itoa(p))
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("process %d published no virtual-time records", p)
 		}
@@ -131,7 +140,16 @@ func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w 
 		}
 		all = append(all, rs...)
 	}
+	if partial != "" && len(all) == 0 {
+		return fmt.Errorf("no process published records before the job stopped")
+	}
 	rep := mpi.Summarize(v.machine.Name, v.cpuScale, all, wall.Seconds())
+	if partial != "" {
+		rep.Partial = partial
+		if len(silent) > 0 {
+			rep.Partial += "; no records from process " + strings.Join(silent, ", ")
+		}
+	}
 	v.last = &rep
 	if err := rep.WriteText(w); err != nil {
 		return err

@@ -58,6 +58,20 @@ type Sample struct {
 	// An answer to Order.Describe, which the Detector never sees.
 	Described bool   `msgpack:"o,omitempty"`
 	States    string `msgpack:"d,omitempty"` // what each of its ranks does, a line each
+
+	// An answer to Order.Progress (virtual runs), which the Detector
+	// never sees: the process's ranks, how many finished, the least and
+	// the greatest virtual time its unfinished ranks reached, and the
+	// messages its ranks sent.
+	Progressed bool    `msgpack:"P,omitempty"`
+	Ranks      int     `msgpack:"R,omitempty"`
+	Finished   int     `msgpack:"F,omitempty"`
+	Behind     float64 `msgpack:"B,omitempty"`
+	Ahead      float64 `msgpack:"A,omitempty"`
+	Messages   int64   `msgpack:"M,omitempty"`
+	// An answer to Order.Partial: the process published its partial
+	// records (VirtualKey, TraceKey).
+	Published bool `msgpack:"U,omitempty"`
 }
 
 // same reports whether two samples describe the same state. A computing
@@ -76,6 +90,8 @@ type Order struct {
 	Rank        int    `msgpack:"k,omitempty"`
 	Speculative bool   `msgpack:"g,omitempty"` // the fallback, not a detected stall
 	Describe    bool   `msgpack:"d,omitempty"` // answer with what each rank does (Sample.States)
+	Progress    bool   `msgpack:"p,omitempty"` // answer with the ranks' progress (Sample.Progressed)
+	Partial     bool   `msgpack:"q,omitempty"` // the job is failing: publish the records so far (Sample.Published)
 	// Until, with Resolve: the earliest pending event of every other rank
 	// (+Inf: none); 0 for a speculative order.
 	Until float64 `msgpack:"u,omitempty"`

@@ -32,10 +32,10 @@ type watchHub struct {
 	stop   chan struct{}
 	closed bool
 
-	joined    []bool     // processes that opened their watch connection
-	states    []string   // answers to the Describe under way, by process
-	described []bool     // which processes answered it
-	describe  chan<- int // the Describe under way, told of each answer; nil when none
+	joined   []bool     // processes that opened their watch connection
+	answers  []Sample   // answers to the question under way (ask), by process
+	answered []bool     // which processes answered it
+	question chan<- int // the question under way, told of each answer; nil when none
 }
 
 type watchConn struct {
@@ -45,7 +45,7 @@ type watchConn struct {
 
 func newWatchHub(s *Server, procs int) *watchHub {
 	return &watchHub{s: s, d: NewDetector(procs), conns: make([]*watchConn, procs), stop: make(chan struct{}),
-		joined: make([]bool, procs), states: make([]string, procs), described: make([]bool, procs)}
+		joined: make([]bool, procs), answers: make([]Sample, procs), answered: make([]bool, procs)}
 }
 
 // StallsResolved is how many stalls gompirun told a process to resolve,
@@ -81,8 +81,8 @@ func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgp
 			break
 		}
 		h.mu.Lock()
-		if smp.Described {
-			h.answered(p, smp.States)
+		if smp.Described || smp.Progressed || smp.Published {
+			h.answer(p, smp)
 		} else {
 			h.do(h.d.Report(p, smp))
 		}
@@ -151,24 +151,24 @@ func Indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 }
 
-// Describe asks every process what each of its ranks is doing and returns
-// the answers, a line per rank, in process order, waiting at most wait
-// for them; a process that has left, never connected or does not answer
-// in time gets a line saying so. A job that timed out is reported so.
-func (s *Server) Describe(wait time.Duration) []string {
+// ask sends o to every connected process and waits at most wait for their
+// answers; answered[p] says whether process p answered, with answers[p].
+// It returns nil when the server is closed or another question is under
+// way.
+func (s *Server) ask(o Order, wait time.Duration) (answers []Sample, answered []bool, joined []bool, gone []bool) {
 	h := s.watch
-	answers := make(chan int, h.d.n)
+	notes := make(chan int, h.d.n)
 	h.mu.Lock()
-	if h.closed || h.describe != nil {
+	if h.closed || h.question != nil {
 		h.mu.Unlock()
-		return nil
+		return nil, nil, nil, nil
 	}
-	h.describe = answers
+	h.question = notes
 	asked := 0
 	for p := range h.conns {
-		h.states[p], h.described[p] = "", false
+		h.answers[p], h.answered[p] = Sample{}, false
 		if h.conns[p] != nil {
-			h.send(p, Order{Describe: true})
+			h.send(p, o)
 			asked++
 		}
 	}
@@ -177,22 +177,35 @@ func (s *Server) Describe(wait time.Duration) []string {
 	defer timer.Stop()
 	for got := 0; got < asked; got++ {
 		select {
-		case <-answers:
+		case <-notes:
 		case <-timer.C:
 			got = asked
 		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.describe = nil
-	var lines []string
+	h.question = nil
+	gone = make([]bool, len(h.conns))
 	for p := range h.conns {
+		gone[p] = h.conns[p] == nil
+	}
+	return append([]Sample(nil), h.answers...), append([]bool(nil), h.answered...), append([]bool(nil), h.joined...), gone
+}
+
+// Describe asks every process what each of its ranks is doing and returns
+// the answers, a line per rank, in process order, waiting at most wait
+// for them; a process that has left, never connected or does not answer
+// in time gets a line saying so. A job that timed out is reported so.
+func (s *Server) Describe(wait time.Duration) []string {
+	answers, answered, joined, gone := s.ask(Order{Describe: true}, wait)
+	var lines []string
+	for p := range answers {
 		switch {
-		case h.described[p]:
-			lines = append(lines, strings.Split(h.states[p], "\n")...)
-		case !h.joined[p]:
+		case answered[p]:
+			lines = append(lines, strings.Split(answers[p].States, "\n")...)
+		case !joined[p]:
 			lines = append(lines, fmt.Sprintf("process %d never connected to gompirun", p))
-		case h.conns[p] == nil:
+		case gone[p]:
 			lines = append(lines, fmt.Sprintf("process %d: every rank finished", p))
 		default:
 			lines = append(lines, fmt.Sprintf("process %d did not answer within %v", p, wait))
@@ -201,14 +214,68 @@ func (s *Server) Describe(wait time.Duration) []string {
 	return lines
 }
 
-// answered takes process p's answer to the Describe under way. The caller
+// Progress is how far a virtual run has got: its processes' answers to
+// Order.Progress summed.
+type Progress struct {
+	Unfinished    int     // ranks of the processes that answered not yet finished
+	Behind, Ahead float64 // the least and greatest virtual time an unfinished rank reached
+	Messages      int64   // sent by the ranks of the processes that answered
+	Missing       int     // processes still running that did not answer in time
+}
+
+// Progress asks every process how far its ranks have got, waiting at most
+// wait. A process that has left has no unfinished rank; its messages are
+// not counted.
+func (s *Server) Progress(wait time.Duration) (Progress, bool) {
+	answers, answered, _, gone := s.ask(Order{Progress: true}, wait)
+	if answers == nil {
+		return Progress{}, false // closed, or another question under way
+	}
+	var pr Progress
+	first := true
+	for p, a := range answers {
+		if gone[p] {
+			continue // finished (or never started)
+		}
+		if !answered[p] {
+			pr.Missing++
+			continue
+		}
+		pr.Unfinished += a.Ranks - a.Finished
+		pr.Messages += a.Messages
+		if a.Finished < a.Ranks {
+			if first || a.Behind < pr.Behind {
+				pr.Behind = a.Behind
+			}
+			first = false
+			pr.Ahead = max(pr.Ahead, a.Ahead)
+		}
+	}
+	return pr, true
+}
+
+// Partial asks every process still running to publish its records so
+// far (the job is failing), waiting at most wait, and returns how many
+// did.
+func (s *Server) Partial(wait time.Duration) int {
+	_, answered, _, _ := s.ask(Order{Partial: true}, wait)
+	n := 0
+	for _, a := range answered {
+		if a {
+			n++
+		}
+	}
+	return n
+}
+
+// answer takes process p's answer to the question under way. The caller
 // holds h.mu.
-func (h *watchHub) answered(p int, states string) {
-	if h.describe == nil || h.described[p] {
+func (h *watchHub) answer(p int, smp Sample) {
+	if h.question == nil || h.answered[p] {
 		return
 	}
-	h.states[p], h.described[p] = states, true
-	h.describe <- p // buffered for every process
+	h.answers[p], h.answered[p] = smp, true
+	h.question <- p // buffered for every process
 }
 
 func (h *watchHub) close() {
