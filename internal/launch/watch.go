@@ -32,6 +32,7 @@ type watchHub struct {
 	stop   chan struct{}
 	closed bool
 
+	asking   sync.Mutex // one question at a time (ask)
 	joined   []bool     // processes that opened their watch connection
 	answers  []Sample   // answers to the question under way (ask), by process
 	answered []bool     // which processes answered it
@@ -153,10 +154,12 @@ func Indent(s string) string {
 
 // ask sends o to every connected process and waits at most wait for their
 // answers; answered[p] says whether process p answered, with answers[p].
-// It returns nil when the server is closed or another question is under
-// way.
+// A question waits for the one under way (a progress line's, say) to be
+// answered. It returns nil when the server is closed.
 func (s *Server) ask(o Order, wait time.Duration) (answers []Sample, answered []bool, joined []bool, gone []bool) {
 	h := s.watch
+	h.asking.Lock()
+	defer h.asking.Unlock()
 	notes := make(chan int, h.d.n)
 	h.mu.Lock()
 	if h.closed || h.question != nil {
@@ -229,7 +232,7 @@ type Progress struct {
 func (s *Server) Progress(wait time.Duration) (Progress, bool) {
 	answers, answered, _, gone := s.ask(Order{Progress: true}, wait)
 	if answers == nil {
-		return Progress{}, false // closed, or another question under way
+		return Progress{}, false // closed
 	}
 	var pr Progress
 	first := true
