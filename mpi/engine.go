@@ -46,6 +46,9 @@ type Request struct {
 	status   Status
 	err      error
 	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
+
+	persist *persistentOp // a persistent request's arguments (persistent.go); reset keeps it
+	freed   bool          // Free was called (persistent.go); reset keeps it
 }
 
 func (q *Request) complete() { q.done.Store(true) }
