@@ -1,5 +1,7 @@
 package mpi
 
+import "github.com/gompi/gompi/transport"
+
 // The typed point-to-point API. Buffers are slices of any Numeric type and
 // travel as their bytes; counts are element counts of the slice given.
 
@@ -250,6 +252,15 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 // context ctx, progressing until one arrives (block) or the inbox is empty.
 // Without a match it returns Source ProcNull.
 func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
+	if f := c.probeFrame(src, tag, ctx, block); f != nil {
+		return Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}, nil
+	}
+	return Status{Source: ProcNull, Tag: AnyTag}, nil
+}
+
+// probeFrame is probeCtx's search: the unexpected frame found, which stays
+// in the unexpected queue, or nil.
+func (c *Comm) probeFrame(src, tag int, ctx uint32, block bool) *transport.Frame {
 	r := c.r
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
@@ -258,25 +269,25 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 		pattern.deferred = true
 		r.deferrals++
 	}
-	var st Status
+	var hit *transport.Frame
 	found := func() bool {
 		if pattern.deferred {
 			return false
 		}
 		if f := r.probeHit; f != nil {
-			st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
+			hit = f
 			return true
 		}
 		for _, f := range r.unexpected {
 			if pattern.matches(&f.Header) {
-				st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
+				hit = f
 				return true
 			}
 		}
 		return false
 	}
 	if !block && r.virtual {
-		return c.iprobeVirtual(pattern)
+		return r.iprobeVirtual(pattern)
 	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)
@@ -284,9 +295,9 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	ok := found()
 	r.probe, r.probeHit = nil, nil
 	if !ok {
-		return Status{Source: ProcNull, Tag: AnyTag}, nil
+		return nil
 	}
-	return st, nil
+	return hit
 }
 
 // enterEngine and leaveEngine bracket the engine's own work in a call on c

@@ -308,8 +308,8 @@ func (r *rank) dealNext(at float64) bool {
 // source the first such frame is the answer at once (one sender's frames
 // come in the order sent); from AnySource the earliest, once the poll is
 // settled. Every poll costs pollCost.
-func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
-	r := c.r
+// It returns the frame found, which stays in the unexpected queue, or nil.
+func (r *rank) iprobeVirtual(pattern *Request) *transport.Frame {
 	hit := -1
 	found := func() bool {
 		now, _ := r.clock.Now()
@@ -334,13 +334,11 @@ func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
 	if !(r.settled && r.settleGuess) {
 		r.stats.temporalExact++
 	}
-	st := Status{Source: ProcNull, Tag: AnyTag}
-	if ok {
-		f := r.unexpected[hit]
-		st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
-	}
 	r.clock.Overhead(r.pollCost)
-	return st, nil
+	if !ok {
+		return nil
+	}
+	return r.unexpected[hit]
 }
 
 // Forgetting the waits no message can reach.
