@@ -42,6 +42,8 @@ var zeroCalls = []struct {
 	{"Comm.Improbe", true, func() error { _, _, _, err := (*Comm)(nil).Improbe(0, 0); return err }},
 	{"Mrecv", true, func() error { _, err := Mrecv[int](nil, nil); return err }},
 	{"Imrecv", true, func() error { _, err := Imrecv[int](nil, nil); return err }},
+	{"Comm.SendEmpty", true, func() error { return (*Comm)(nil).SendEmpty(0, 0) }},
+	{"Comm.RecvEmpty", true, func() error { _, err := (*Comm)(nil).RecvEmpty(0, 0); return err }},
 	{"Comm.Iprobe", true, func() error { _, _, err := (*Comm)(nil).Iprobe(0, 0); return err }},
 	{"Comm.SendObject", true, func() error { return (*Comm)(nil).SendObject(nil, 0, 0) }},
 	{"Comm.RecvObject", true, func() error { _, err := (*Comm)(nil).RecvObject(nil, 0, 0); return err }},
