@@ -19,6 +19,8 @@ type Comm struct {
 	rank  int
 	freed bool
 	world bool
+	name  string // SetName (comm_extra.go)
+	named bool
 }
 
 // The accessors have no error result, so on a nil communicator (which Split

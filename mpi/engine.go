@@ -49,9 +49,16 @@ type Request struct {
 
 	persist *persistentOp // a persistent request's arguments (persistent.go); reset keeps it
 	freed   bool          // Free was called (persistent.go); reset keeps it
+	parts   []*Request    // a composite's parts (isendrecv.go); only new requests get one
+	whole   *Request      // the composite this is a part of (isendrecv.go); only new requests get one
 }
 
-func (q *Request) complete() { q.done.Store(true) }
+func (q *Request) complete() {
+	q.done.Store(true)
+	if w := q.whole; w != nil {
+		w.partDone()
+	}
+}
 
 // reset makes q a fresh request. It assigns field by field: a composite
 // literal would be built and copied with write barriers, which measured as

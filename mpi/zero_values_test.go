@@ -36,6 +36,10 @@ var zeroCalls = []struct {
 	{"Comm.Create", true, func() error { _, err := (*Comm)(nil).Create(nil); return err }},
 	{"Comm.Dup", true, func() error { _, err := (*Comm)(nil).Dup(); return err }},
 	{"Comm.Free", true, func() error { return (*Comm)(nil).Free() }},
+	{"Comm.SplitType", true, func() error { _, err := (*Comm)(nil).SplitType(SplitTypeShared, 0); return err }},
+	{"Comm.CreateGroup", true, func() error { _, err := (*Comm)(nil).CreateGroup(nil, 0); return err }},
+	{"Comm.SetName", true, func() error { return (*Comm)(nil).SetName("") }},
+	{"Comm.Name", false, func() error { return want((*Comm)(nil).Name(), "") }},
 	{"Comm.Split", true, func() error { _, err := (*Comm)(nil).Split(0, 0); return err }},
 	{"Comm.Probe", true, func() error { _, err := (*Comm)(nil).Probe(0, 0); return err }},
 	{"Comm.Mprobe", true, func() error { _, _, err := (*Comm)(nil).Mprobe(0, 0); return err }},
@@ -58,6 +62,11 @@ var zeroCalls = []struct {
 	{"Irecv", true, func() error { _, err := Irecv[int](nil, nil, 0, 0); return err }},
 	{"Sendrecv", true, func() error { _, err := Sendrecv[int, int](nil, nil, 0, 0, nil, 0, 0); return err }},
 	{"SendrecvReplace", true, func() error { _, err := SendrecvReplace[int](nil, nil, 0, 0, 0, 0); return err }},
+
+	{"Isendrecv", true, func() error { _, err := Isendrecv[int, int](nil, nil, 0, 0, nil, 0, 0); return err }},
+	{"IsendrecvReplace", true, func() error { _, err := IsendrecvReplace[int](nil, nil, 0, 0, 0, 0); return err }},
+	{"ReduceLocal", true, func() error { return ReduceLocal[int](nil, nil, Op{}) }},
+	{"ReduceLocalLoc", true, func() error { return ReduceLocalLoc[int](nil, nil, Op{}) }},
 
 	// Requests (nil is MPI_REQUEST_NULL: valid).
 	{"Request.Wait", false, func() error { _, err := (*Request)(nil).Wait(); return err }},
@@ -116,6 +125,8 @@ var zeroCalls = []struct {
 	// it as the empty group).
 	{"Group.Size", false, func() error { return want((*Group)(nil).Size(), 0) }},
 	{"Group.Rank", false, func() error { return want((*Group)(nil).Rank(), Undefined) }},
+	{"Group.RangeIncl", true, func() error { _, err := (*Group)(nil).RangeIncl(nil); return err }},
+	{"Group.RangeExcl", true, func() error { _, err := (*Group)(nil).RangeExcl(nil); return err }},
 	{"Group.Incl", true, func() error { _, err := (*Group)(nil).Incl(nil); return err }},
 	{"Group.Excl", true, func() error { _, err := (*Group)(nil).Excl(nil); return err }},
 	{"Group.TranslateRanks", true, func() error { _, err := (*Group)(nil).TranslateRanks(nil, nil); return err }},
