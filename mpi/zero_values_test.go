@@ -60,6 +60,12 @@ var zeroCalls = []struct {
 	{"Isend", true, func() error { _, err := Isend[int](nil, nil, 0, 0); return err }},
 	{"Issend", true, func() error { _, err := Issend[int](nil, nil, 0, 0); return err }},
 	{"Irecv", true, func() error { _, err := Irecv[int](nil, nil, 0, 0); return err }},
+	{"Bsend", true, func() error { return Bsend[int](nil, nil, 0, 0) }},
+	{"Ibsend", true, func() error { _, err := Ibsend[int](nil, nil, 0, 0); return err }},
+	{"Rsend", true, func() error { return Rsend[int](nil, nil, 0, 0) }},
+	{"Irsend", true, func() error { _, err := Irsend[int](nil, nil, 0, 0); return err }},
+	{"Comm.BufferAttach", true, func() error { return (*Comm)(nil).BufferAttach(nil) }},
+	{"Comm.BufferDetach", true, func() error { _, err := (*Comm)(nil).BufferDetach(); return err }},
 	{"Sendrecv", true, func() error { _, err := Sendrecv[int, int](nil, nil, 0, 0, nil, 0, 0); return err }},
 	{"SendrecvReplace", true, func() error { _, err := SendrecvReplace[int](nil, nil, 0, 0, 0, 0); return err }},
 
