@@ -1,6 +1,9 @@
 package mpi
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // Persistent requests (MPI_Send_init, MPI_Ssend_init, MPI_Recv_init,
 // MPI_Start, MPI_Startall), and the calls every request has beside Wait and
@@ -128,15 +131,25 @@ func (q *Request) start() error {
 // Startall starts every request (MPI_Startall). They are all checked
 // first, so that on an error none has started.
 func Startall(reqs []*Request) error {
-	seen := make(map[*Request]bool, len(reqs))
+	// Persistent requests serve loops that start them over and over: a
+	// few requests are checked for duplicates without allocating.
+	var seen map[*Request]bool
+	if len(reqs) > 16 {
+		seen = make(map[*Request]bool, len(reqs))
+	}
 	for i, q := range reqs {
 		if err := q.startable(); err != nil {
 			return &Error{Class: ClassRequest, Msg: "Startall: request " + strconv.Itoa(i), Err: err}
 		}
-		if seen[q] {
+		dup := seen[q]
+		if seen == nil {
+			dup = slices.Contains(reqs[:i], q)
+		} else {
+			seen[q] = true
+		}
+		if dup {
 			return errorf(ClassRequest, "Startall: request %d appears twice", i)
 		}
-		seen[q] = true
 	}
 	for _, q := range reqs {
 		if err := q.start(); err != nil {

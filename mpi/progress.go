@@ -208,9 +208,9 @@ func (r *rank) mark(q *Request) {
 // through the event points of an empty waiting activity, and a test does so
 // only to fold a pending DR copy (eventClock.Ready).
 func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
-	reqs = withParts(reqs) // a composite is waited for as its parts (isendrecv.go)
 	r.clock.EnterEngine() // the engine's own work is not computation (eventClock)
 	defer r.clock.LeaveEngine()
+	reqs = withParts(reqs) // a composite is waited for as its parts (isendrecv.go)
 	if !cond() {
 		r.waitEpoch++
 		for _, q := range reqs {
