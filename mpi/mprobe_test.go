@@ -221,3 +221,47 @@ func TestMprobeVirtualEqualsProbe(t *testing.T) {
 		}
 	}
 }
+
+// In virtual time a matched probe does not take a message that an
+// AnySource receive posted before it gets on the target: rank 1's first
+// message arrives first, so the receive takes it, and Mprobe(1) waits for
+// rank 1's second one, whatever the host's order.
+func TestMprobeLeavesDeferredReceiveItsMessage(t *testing.T) {
+	for rep := 0; rep < 3; rep++ {
+		virtualTime(t, 3, func(c *Comm) error {
+			switch c.Rank() {
+			case 1:
+				if err := Send(c, []int{1}, 0, 0); err != nil {
+					return err
+				}
+				c.Elapse(50 * time.Microsecond)
+				return Send(c, []int{2}, 0, 0)
+			case 2:
+				c.Elapse(20 * time.Microsecond) // after rank 1's first
+				return Send(c, []int{3}, 0, 0)
+			}
+			first := make([]int, 1)
+			q, err := Irecv(c, first, AnySource, 0)
+			if err != nil {
+				return err
+			}
+			m, _, err := c.Mprobe(1, 0)
+			if err != nil {
+				return err
+			}
+			got := make([]int, 1)
+			if _, err := Mrecv(m, got); err != nil {
+				return err
+			}
+			st, err := q.Wait()
+			if err != nil {
+				return err
+			}
+			if st.Source != 1 || first[0] != 1 || got[0] != 2 {
+				return fmt.Errorf("receive got %d from %d, Mrecv %d; want 1 from 1, then 2", first[0], st.Source, got[0])
+			}
+			_, err = Recv(c, got, 2, 0)
+			return err
+		})
+	}
+}

@@ -279,7 +279,7 @@ func (c *Comm) probeFrame(src, tag int, ctx uint32, block bool) *transport.Frame
 			return true
 		}
 		for _, f := range r.unexpected {
-			if pattern.matches(&f.Header) {
+			if pattern.matches(&f.Header) && !r.withheld(f) {
 				hit = f
 				return true
 			}

@@ -126,6 +126,23 @@ func (r *rank) take(f *transport.Frame, q *Request) {
 	r.deal(f, q, -1, related)
 }
 
+// withheld reports whether frame f of the unexpected queue waits for a
+// deferred receive's decision (requestOf): on the target a receive posted
+// before may take it, so a probe does not see it until the receive is
+// decided, as a real MPI's probe does not see a message a posted receive
+// has matched. A Mprobe would otherwise take it from under the receive.
+func (r *rank) withheld(f *transport.Frame) bool {
+	if r.deferrals == 0 {
+		return false
+	}
+	for _, p := range r.posted {
+		if p.deferred && p.matches(&f.Header) {
+			return true
+		}
+	}
+	return false
+}
+
 // dropEarly removes f from the early queue, if it is there.
 func (r *rank) dropEarly(f *transport.Frame) {
 	for i := range r.early {
@@ -315,7 +332,7 @@ func (r *rank) iprobeVirtual(pattern *Request) *transport.Frame {
 		now, _ := r.clock.Now()
 		hit = -1
 		for i, f := range r.unexpected {
-			if f.Arrival > now || !pattern.matches(&f.Header) {
+			if f.Arrival > now || !pattern.matches(&f.Header) || r.withheld(f) {
 				continue
 			}
 			if pattern.peer != AnySource {
