@@ -49,7 +49,7 @@ func (c *Comm) Mprobe(source, tag int) (*Message, Status, error) {
 	}
 	c.enter(callProbe, source, tag)
 	defer c.leave()
-	return c.take(c.probeFrame(s, tag, c.ctx, true))
+	return c.take(c.probeFrame(s, tag, c.ctx, true, true))
 }
 
 // Improbe is the nonblocking Mprobe (MPI_Improbe): ok is false, and the
@@ -67,7 +67,7 @@ func (c *Comm) Improbe(source, tag int) (ok bool, m *Message, st Status, err err
 		return true, m, st, nil
 	}
 	c.r.stats.temporal++
-	f := c.probeFrame(s, tag, c.ctx, false)
+	f := c.probeFrame(s, tag, c.ctx, false, true)
 	if f == nil {
 		return false, nil, Status{}, nil
 	}

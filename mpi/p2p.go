@@ -252,15 +252,16 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 // context ctx, progressing until one arrives (block) or the inbox is empty.
 // Without a match it returns Source ProcNull.
 func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
-	if f := c.probeFrame(src, tag, ctx, block); f != nil {
+	if f := c.probeFrame(src, tag, ctx, block, false); f != nil {
 		return Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}, nil
 	}
 	return Status{Source: ProcNull, Tag: AnyTag}, nil
 }
 
 // probeFrame is probeCtx's search: the unexpected frame found, which stays
-// in the unexpected queue, or nil.
-func (c *Comm) probeFrame(src, tag int, ctx uint32, block bool) *transport.Frame {
+// in the unexpected queue, or nil. A matched probe (taking) does not see
+// the frames a deferred receive may still take (withheld).
+func (c *Comm) probeFrame(src, tag int, ctx uint32, block, taking bool) *transport.Frame {
 	r := c.r
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
@@ -279,7 +280,7 @@ func (c *Comm) probeFrame(src, tag int, ctx uint32, block bool) *transport.Frame
 			return true
 		}
 		for _, f := range r.unexpected {
-			if pattern.matches(&f.Header) && !r.withheld(f) {
+			if pattern.matches(&f.Header) && !(taking && r.withheld(f)) {
 				hit = f
 				return true
 			}
@@ -287,7 +288,7 @@ func (c *Comm) probeFrame(src, tag int, ctx uint32, block bool) *transport.Frame
 		return false
 	}
 	if !block && r.virtual {
-		return r.iprobeVirtual(pattern)
+		return r.iprobeVirtual(pattern, taking)
 	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)

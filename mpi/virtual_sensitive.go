@@ -128,9 +128,10 @@ func (r *rank) take(f *transport.Frame, q *Request) {
 
 // withheld reports whether frame f of the unexpected queue waits for a
 // deferred receive's decision (requestOf): on the target a receive posted
-// before may take it, so a probe does not see it until the receive is
-// decided, as a real MPI's probe does not see a message a posted receive
-// has matched. A Mprobe would otherwise take it from under the receive.
+// before may take it, so a matched probe (mprobe.go) does not take it until
+// the receive is decided, as a real MPI's probe does not see a message a
+// posted receive has matched. Probe and Iprobe, which only look, still see
+// it, as they always have.
 func (r *rank) withheld(f *transport.Frame) bool {
 	if r.deferrals == 0 {
 		return false
@@ -326,13 +327,13 @@ func (r *rank) dealNext(at float64) bool {
 // come in the order sent); from AnySource the earliest, once the poll is
 // settled. Every poll costs pollCost.
 // It returns the frame found, which stays in the unexpected queue, or nil.
-func (r *rank) iprobeVirtual(pattern *Request) *transport.Frame {
+func (r *rank) iprobeVirtual(pattern *Request, taking bool) *transport.Frame {
 	hit := -1
 	found := func() bool {
 		now, _ := r.clock.Now()
 		hit = -1
 		for i, f := range r.unexpected {
-			if f.Arrival > now || !pattern.matches(&f.Header) || r.withheld(f) {
+			if f.Arrival > now || !pattern.matches(&f.Header) || taking && r.withheld(f) {
 				continue
 			}
 			if pattern.peer != AnySource {
