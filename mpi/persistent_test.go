@@ -310,10 +310,10 @@ func TestRequestStatus(t *testing.T) {
 	}
 }
 
-// In virtual time persistent Start+Wait is Isend/Irecv+Wait: the same
-// starting and waiting phases. The predictions are equal, and repeatable.
+// In virtual time persistent Start+Wait is Isend (Issend) / Irecv+Wait:
+// the same starting and waiting phases. The predictions are equal, and repeatable.
 func TestPersistentVirtualEqualsNonblocking(t *testing.T) {
-	exchange := func(persistent bool, size int) func(c *Comm) error {
+	exchange := func(persistent, sync bool, size int) func(c *Comm) error {
 		return func(c *Comm) error {
 			me, n := c.Rank(), c.Size()
 			right, left := (me+1)%n, (me+n-1)%n
@@ -321,7 +321,12 @@ func TestPersistentVirtualEqualsNonblocking(t *testing.T) {
 			var sq, rq *Request
 			var err error
 			if persistent {
-				if sq, err = SendInit(c, out, right, 0); err != nil {
+				if sync {
+					sq, err = SsendInit(c, out, right, 0)
+				} else {
+					sq, err = SendInit(c, out, right, 0)
+				}
+				if err != nil {
 					return err
 				}
 				if rq, err = RecvInit(c, in, left, 0); err != nil {
@@ -333,7 +338,9 @@ func TestPersistentVirtualEqualsNonblocking(t *testing.T) {
 				if persistent {
 					err = Startall([]*Request{rq, sq})
 				} else {
-					if rq, err = Irecv(c, in, left, 0); err == nil {
+					if rq, err = Irecv(c, in, left, 0); err == nil && sync {
+						sq, err = Issend(c, out, right, 0)
+					} else if err == nil {
 						sq, err = Isend(c, out, right, 0)
 					}
 				}
@@ -349,10 +356,29 @@ func TestPersistentVirtualEqualsNonblocking(t *testing.T) {
 	}
 	for _, n := range []int{2, 5, 17} {
 		for _, size := range []int{8, 2 * DefaultEagerLimit} {
-			want := virtualTime(t, n, exchange(false, size))
+			for _, sync := range []bool{false, true} {
+				want := virtualTime(t, n, exchange(false, sync, size))
+				for rep := 0; rep < 2; rep++ {
+					if got := virtualTime(t, n, exchange(true, sync, size)); got != want {
+						t.Fatalf("%d ranks, %d bytes, sync %v: persistent predicts %g s, nonblocking calls %g s", n, size, sync, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The restarted ring with its Waitall / Testany / Wait / Waitsome mix, in
+// virtual time: the polls and choices are answered in virtual time, so
+// the prediction repeats.
+func TestPersistentRingVirtualRepeatable(t *testing.T) {
+	for _, n := range []int{3, 5} {
+		for _, size := range []int{16, 2 * DefaultEagerLimit} {
+			fn := func(c *Comm) error { return persistentRing(c, size, 4) } // each completion mode once
+			want := virtualTime(t, n, fn)
 			for rep := 0; rep < 2; rep++ {
-				if got := virtualTime(t, n, exchange(true, size)); got != want {
-					t.Fatalf("%d ranks, %d bytes: persistent predicts %g s, Isend/Irecv %g s", n, size, got, want)
+				if got := virtualTime(t, n, fn); got != want {
+					t.Fatalf("%d ranks, %d bytes: run %d predicts %g s, the first %g s", n, size, rep+2, got, want)
 				}
 			}
 		}
