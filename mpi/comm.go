@@ -20,6 +20,8 @@ type Comm struct {
 	freed bool
 	world bool
 	topo  topology // Cartesian or distributed-graph topology; nil for none (topo.go)
+	name  string   // SetName (comm_extra.go)
+	named bool
 }
 
 // The accessors have no error result, so on a nil communicator (which Split

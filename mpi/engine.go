@@ -46,9 +46,19 @@ type Request struct {
 	status   Status
 	err      error
 	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
+
+	persist *persistentOp // a persistent request's arguments (persistent.go); reset keeps it
+	freed   bool          // Free was called (persistent.go); reset keeps it
+	parts   []*Request    // a composite's parts (isendrecv.go); only new requests get one
+	whole   *Request      // the composite this is a part of (isendrecv.go); only new requests get one
 }
 
-func (q *Request) complete() { q.done.Store(true) }
+func (q *Request) complete() {
+	q.done.Store(true)
+	if w := q.whole; w != nil {
+		w.partDone()
+	}
+}
 
 // reset makes q a fresh request. It assigns field by field: a composite
 // literal would be built and copied with write barriers, which measured as
@@ -166,31 +176,38 @@ func (r *rank) startRecv(q *Request, c *Comm, buf []byte, src int, tag int, ctx 
 			continue
 		}
 		r.unexpected = removeFrame(r.unexpected, i)
-		if len(r.early) > 0 && r.claimEarly(f, q) {
-			// On the target f has not arrived yet: the receive is posted
-			// and a waiting phase deals with f when its time comes.
-			q.vstart, _ = r.clock.Now()
-			return q
-		}
-		if f.Kind == transport.Data {
-			r.clock.Begin(actDR)
-			n := len(f.Payload)
-			r.copyOut(q, f) // frees f
-			q.vready = r.clock.End(actDR, n)
-		} else {
-			r.clock.Begin(actAS)
-			ack := r.ackFor(q, f)
-			r.clock.Stamp(&ack.Header)
-			r.sendReply(q, ack)
-			r.clock.End(actAS, 0)
-			f.Free()
-		}
+		r.startMatched(q, f)
 		return q
 	}
 	q.posted = true
 	q.vstart, _ = r.clock.Now() // 0 in real mode
 	r.posted = append(r.posted, q)
 	return q
+}
+
+// startMatched is the starting phase of receive q for frame f, a REQ or
+// eager DATA taken off the unexpected queue (by the receive's matching, or
+// by a matched probe: mprobe.go): DR or AS.
+func (r *rank) startMatched(q *Request, f *transport.Frame) {
+	if len(r.early) > 0 && r.claimEarly(f, q) {
+		// On the target f has not arrived yet: the receive is posted
+		// and a waiting phase deals with f when its time comes.
+		q.vstart, _ = r.clock.Now()
+		return
+	}
+	if f.Kind == transport.Data {
+		r.clock.Begin(actDR)
+		n := len(f.Payload)
+		r.copyOut(q, f) // frees f
+		q.vready = r.clock.End(actDR, n)
+		return
+	}
+	r.clock.Begin(actAS)
+	ack := r.ackFor(q, f)
+	r.clock.Stamp(&ack.Header)
+	r.sendReply(q, ack)
+	r.clock.End(actAS, 0)
+	f.Free()
 }
 
 // sendFrame hands a frame to the transports, turning a failure into an MPI error.

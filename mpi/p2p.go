@@ -1,5 +1,7 @@
 package mpi
 
+import "github.com/gompi/gompi/transport"
+
 // The typed point-to-point API. Buffers are slices of any Numeric type and
 // travel as their bytes; counts are element counts of the slice given.
 
@@ -250,6 +252,16 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 // context ctx, progressing until one arrives (block) or the inbox is empty.
 // Without a match it returns Source ProcNull.
 func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
+	if f := c.probeFrame(src, tag, ctx, block, false); f != nil {
+		return Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}, nil
+	}
+	return Status{Source: ProcNull, Tag: AnyTag}, nil
+}
+
+// probeFrame is probeCtx's search: the unexpected frame found, which stays
+// in the unexpected queue, or nil. A matched probe (taking) does not see
+// the frames a deferred receive may still take (withheld).
+func (c *Comm) probeFrame(src, tag int, ctx uint32, block, taking bool) *transport.Frame {
 	r := c.r
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
@@ -258,25 +270,25 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 		pattern.deferred = true
 		r.deferrals++
 	}
-	var st Status
+	var hit *transport.Frame
 	found := func() bool {
 		if pattern.deferred {
 			return false
 		}
 		if f := r.probeHit; f != nil {
-			st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
+			hit = f
 			return true
 		}
 		for _, f := range r.unexpected {
-			if pattern.matches(&f.Header) {
-				st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
+			if pattern.matches(&f.Header) && !(taking && r.withheld(f)) {
+				hit = f
 				return true
 			}
 		}
 		return false
 	}
 	if !block && r.virtual {
-		return c.iprobeVirtual(pattern)
+		return r.iprobeVirtual(pattern, taking)
 	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)
@@ -284,9 +296,9 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	ok := found()
 	r.probe, r.probeHit = nil, nil
 	if !ok {
-		return Status{Source: ProcNull, Tag: AnyTag}, nil
+		return nil
 	}
-	return st, nil
+	return hit
 }
 
 // enterEngine and leaveEngine bracket the engine's own work in a call on c

@@ -210,6 +210,7 @@ func (r *rank) mark(q *Request) {
 func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
 	r.clock.EnterEngine() // the engine's own work is not computation (eventClock)
 	defer r.clock.LeaveEngine()
+	reqs = withParts(reqs) // a composite is waited for as its parts (isendrecv.go)
 	if !cond() {
 		r.waitEpoch++
 		for _, q := range reqs {

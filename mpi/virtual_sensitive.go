@@ -126,6 +126,24 @@ func (r *rank) take(f *transport.Frame, q *Request) {
 	r.deal(f, q, -1, related)
 }
 
+// withheld reports whether frame f of the unexpected queue waits for a
+// deferred receive's decision (requestOf): on the target a receive posted
+// before may take it, so a matched probe (mprobe.go) does not take it until
+// the receive is decided, as a real MPI's probe does not see a message a
+// posted receive has matched. Probe and Iprobe, which only look, still see
+// it, as they always have.
+func (r *rank) withheld(f *transport.Frame) bool {
+	if r.deferrals == 0 {
+		return false
+	}
+	for _, p := range r.posted {
+		if p.deferred && p.matches(&f.Header) {
+			return true
+		}
+	}
+	return false
+}
+
 // dropEarly removes f from the early queue, if it is there.
 func (r *rank) dropEarly(f *transport.Frame) {
 	for i := range r.early {
@@ -308,14 +326,14 @@ func (r *rank) dealNext(at float64) bool {
 // source the first such frame is the answer at once (one sender's frames
 // come in the order sent); from AnySource the earliest, once the poll is
 // settled. Every poll costs pollCost.
-func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
-	r := c.r
+// It returns the frame found, which stays in the unexpected queue, or nil.
+func (r *rank) iprobeVirtual(pattern *Request, taking bool) *transport.Frame {
 	hit := -1
 	found := func() bool {
 		now, _ := r.clock.Now()
 		hit = -1
 		for i, f := range r.unexpected {
-			if f.Arrival > now || !pattern.matches(&f.Header) {
+			if f.Arrival > now || !pattern.matches(&f.Header) || taking && r.withheld(f) {
 				continue
 			}
 			if pattern.peer != AnySource {
@@ -334,13 +352,11 @@ func (c *Comm) iprobeVirtual(pattern *Request) (Status, error) {
 	if !(r.settled && r.settleGuess) {
 		r.stats.temporalExact++
 	}
-	st := Status{Source: ProcNull, Tag: AnyTag}
-	if ok {
-		f := r.unexpected[hit]
-		st = Status{Source: c.rankOfWorld(int(f.Src)), Tag: int(f.Tag), Bytes: int(f.Size)}
-	}
 	r.clock.Overhead(r.pollCost)
-	return st, nil
+	if !ok {
+		return nil
+	}
+	return r.unexpected[hit]
 }
 
 // Forgetting the waits no message can reach.

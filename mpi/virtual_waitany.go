@@ -48,12 +48,30 @@ type pickState struct {
 // known reports whether request q's completion time on the target is
 // known: it is complete on the host, or it is a rendezvous send whose ACK
 // has been dealt with (its buffer may still be lent to the receiver).
-func known(q *Request) bool { return q.done.Load() || q.acked }
+// A composite (isendrecv.go) is known when its parts are.
+func known(q *Request) bool {
+	if q.parts != nil {
+		for _, p := range q.parts {
+			if !known(p) {
+				return false
+			}
+		}
+		return true
+	}
+	return q.done.Load() || q.acked
+}
 
 // completionAt is q's completion time for a choice made at start: its
 // model completion time, or start if that is earlier (complete before the
 // call began). q must be known.
-func completionAt(q *Request, start float64) float64 { return max(q.vready, start) }
+// A composite's is its last part's.
+func completionAt(q *Request, start float64) float64 {
+	t := max(q.vready, start)
+	for _, p := range q.parts {
+		t = max(t, completionAt(p, start))
+	}
+	return t
+}
 
 // firstDone returns the indices of the requests the target completes
 // first, as of what is known: with some false the one with the earliest
@@ -140,7 +158,7 @@ func (r *rank) waitFirst(reqs []*Request, some bool) []int {
 	start, _ := r.clock.Now()
 	p := &pickState{reqs: reqs, some: some, start: start}
 	r.waitEpoch++
-	for _, q := range reqs {
+	for _, q := range withParts(reqs) {
 		if q != nil {
 			q.pickMark = r.waitEpoch
 		}

@@ -13,11 +13,18 @@ func emptyStatus() Status { return Status{Source: AnySource, Tag: AnyTag} }
 // finish runs a completed request's completion hook once and returns its
 // status and error.
 func (q *Request) finish() (Status, error) {
+	if q.freed {
+		return emptyStatus(), errFreed()
+	}
 	if h := q.onDone; h != nil {
 		q.onDone = nil
 		h(q)
 	}
-	return q.status, q.err
+	st, err := q.status, q.err
+	if q.persist != nil && q.persist.active {
+		q.deactivate() // persistent.go
+	}
+	return st, err
 }
 
 // Wait blocks until the request completes and returns its status (MPI_Wait).
@@ -39,6 +46,9 @@ func (q *Request) wait() (Status, error) {
 	if q == nil {
 		return emptyStatus(), nil
 	}
+	if q.freed {
+		return emptyStatus(), errFreed()
+	}
 	q.r.waitFor([]*Request{q}, q.done.Load, true)
 	return q.finish()
 }
@@ -48,6 +58,9 @@ func (q *Request) wait() (Status, error) {
 func (q *Request) Test() (bool, Status, error) {
 	if q == nil {
 		return true, emptyStatus(), nil
+	}
+	if q.freed {
+		return false, emptyStatus(), errFreed()
 	}
 	if q.r.traceTest(callTest) {
 		defer q.r.traceLeave()
@@ -195,6 +208,7 @@ func (r *rank) pickDone(reqs []*Request) int {
 // waiting again, as MPI sets it to MPI_REQUEST_NULL. With no non-nil
 // requests it returns Undefined at once.
 func Waitany(reqs []*Request) (int, Status, error) {
+	reqs = activeOnly(reqs) // inactive persistent requests count as null (persistent.go)
 	r := reqOwner(reqs)
 	if r == nil {
 		return Undefined, emptyStatus(), nil
@@ -281,6 +295,7 @@ func nonNil(reqs []*Request) []int {
 
 // Testany is the nonblocking Waitany: ok is false when none has completed.
 func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
+	reqs = activeOnly(reqs) // inactive persistent requests count as null (persistent.go)
 	r := reqOwner(reqs)
 	if r == nil {
 		return Undefined, true, emptyStatus(), nil
@@ -314,6 +329,7 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 // indices and statuses of all that have (MPI_Waitsome). With no non-nil
 // requests it returns nil.
 func Waitsome(reqs []*Request) ([]int, []Status, error) {
+	reqs = activeOnly(reqs) // inactive persistent requests count as null (persistent.go)
 	r := reqOwner(reqs)
 	if r == nil {
 		return nil, nil, nil
@@ -332,6 +348,7 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 
 // Testsome is the nonblocking Waitsome; it may return no indices.
 func Testsome(reqs []*Request) ([]int, []Status, error) {
+	reqs = activeOnly(reqs) // inactive persistent requests count as null (persistent.go)
 	r := reqOwner(reqs)
 	if r == nil {
 		return nil, nil, nil

@@ -146,7 +146,8 @@ type rank struct {
 	waitEpoch   uint64
 	anyCursor   int
 
-	blockReq Request // reused by blocking Send and Recv, which finish with it before returning
+	blockReq Request      // reused by blocking Send and Recv, which finish with it before returning
+	bsend    *bsendBuffer // the attached buffer of buffered sends (bsend.go); nil when none
 
 	ctxUsed   ctxMask
 	worldComm *Comm
@@ -291,6 +292,11 @@ func (r *rank) main(fn func(c *Comm) error) {
 		r.trace.last = r.traceNow()
 	}
 	err := fn(r.worldComm)
+	if err == nil {
+		// Buffered messages are delivered before the rank ends, as
+		// MPICH's MPI_Finalize delivers them (bsend.go).
+		err = r.drainBsend()
+	}
 	if err != nil {
 		r.w.fail(&RankError{Rank: r.id, Err: err})
 	}

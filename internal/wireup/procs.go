@@ -104,3 +104,8 @@ func publicAddr(addr, localIP, host string) string {
 	}
 	return addr
 }
+
+// HostName is the host this process runs on as the job names it
+// (hostName): the processes of one host share memory, which is what
+// mpi's SplitType(SplitTypeShared) groups ranks by.
+func HostName() string { return hostName() }

@@ -20,7 +20,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, poll, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, env")
+	mode := flag.String("mode", "ring", "ring, poll, p2pextra, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, env")
 	rounds := flag.Int("rounds", 64, "rounds of the poll mode")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
@@ -29,6 +29,8 @@ func main() {
 			return ring(c)
 		case "poll":
 			return poll(c, *rounds)
+		case "p2pextra":
+			return p2pExtra(c)
 		case "error":
 			if c.Rank() == 1 {
 				return errors.New("boom")
