@@ -54,8 +54,11 @@ type Benchmark struct {
 	// Jacobian lines.
 	lhsPerPoint, solveBuffer int
 	speed, lineScratch       bool
-	ioTimer                  bool // the timer report has the i/o timer
-	printLastStep            bool // "Time step" is printed for the last step too
+	// txinvr: SP's steps end compute_rhs with txinvr, in the pass of the
+	// loop before it (sp_rhs.go).
+	txinvr        bool
+	ioTimer       bool // the timer report has the i/o timer
+	printLastStep bool // "Time step" is printed for the last step too
 	// mops is the operation count per step in millions (the reference's
 	// fitted polynomial in n3 = points and ta = mean edge).
 	mops func(n3, ta float64) float64
@@ -277,14 +280,21 @@ func (s *State) bench(class byte, p params, total int, opt Options, out io.Write
 func f32(v float32) float64 { return float64(v) }
 
 // adi is one time step: the face exchange and right-hand side, the three
-// factored solves and the update.
+// factored solves and the update (done by the last solve).
 func (s *State) adi() error {
-	if err := s.copyFaces(); err != nil {
+	// SP's txinvr is done in compute_rhs's last pass over each row, while
+	// the row is in cache (sp_rhs.go); the right-hand side of the
+	// verification is compute_rhs's alone.
+	s.txinvrInRHS = s.b.txinvr
+	err := s.copyFaces()
+	s.txinvrInRHS = false
+	if err != nil {
 		return err
 	}
 	if err := s.b.solve(s); err != nil {
 		return err
 	}
-	s.add()
+	// The last solve has added the update to u (add.f): BT's z back
+	// substitution, SP's tzetar.
 	return nil
 }

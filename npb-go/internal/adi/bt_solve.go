@@ -186,6 +186,10 @@ func (s *State) backsubstitute(cl *cell, d int, last bool) {
 	isize := cl.size[d] - 1
 	in := s.inBuf
 	r0s, r1s, r2s, r3s, r4s := cl.rhs[:cv], cl.rhs[cv:2*cv], cl.rhs[2*cv:3*cv], cl.rhs[3*cv:4*cv], cl.rhs[4*cv:5*cv]
+	// The z solve is the step's last: its solution is added to u (add.f)
+	// as it is found; no other cell reads this u before the next step.
+	addU := d == 2
+	u0s, u1s, u2s, u3s, u4s := cl.u[:cv], cl.u[cv:2*cv], cl.u[2*cv:3*cv], cl.u[3*cv:4*cv], cl.u[4*cv:5*cv]
 	s.interiorLines(cl, d, func(base, pos int) {
 		i := isize
 		if last {
@@ -209,6 +213,13 @@ func (s *State) backsubstitute(cl *cell, d int, last bool) {
 			r4 := r4s[p] - c[20]*n0 - c[21]*n1 - c[22]*n2 - c[23]*n3 - c[24]*n4
 			r0s[p], r1s[p], r2s[p], r3s[p], r4s[p] = r0, r1, r2, r3, r4
 			n0, n1, n2, n3, n4 = r0, r1, r2, r3, r4
+			if addU && i >= cl.start[d] { // add.f: the interior only
+				u0s[p] += r0
+				u1s[p] += r1
+				u2s[p] += r2
+				u3s[p] += r3
+				u4s[p] += r4
+			}
 		}
 	})
 }

@@ -68,6 +68,10 @@ func (s *State) computeRHS() {
 					s.fluxRow(cl, d, b, n)
 					s.dissipationRow(cl, d, j, kk)
 				}
+				if s.txinvrInRHS {
+					s.dtTxinvrRow(cl, b, n)
+					continue
+				}
 				for m := 0; m < 5; m++ {
 					R := view(cl.rhs, m*cv+b, n)
 					for i := range R {
@@ -258,26 +262,6 @@ func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd int) {
 		Umm := view(u, b-2*sd, n)[:len(R)]
 		for i := range R {
 			R[i] -= dssp * (Umm[i] - 4.0*Um[i] + 5.0*U[i])
-		}
-	}
-}
-
-// add adds the update to u (add.f).
-func (s *State) add() {
-	cv := s.cv
-	for c := range s.cells {
-		cl := &s.cells[c]
-		for m := 0; m < 5; m++ {
-			u := cl.u[m*cv : (m+1)*cv]
-			r := cl.rhs[m*cv : (m+1)*cv]
-			for kk := cl.start[2]; kk < cl.size[2]-cl.end[2]; kk++ {
-				for j := cl.start[1]; j < cl.size[1]-cl.end[1]; j++ {
-					b := s.idx(0, j, kk)
-					for p := b + cl.start[0]; p < b+cl.size[0]-cl.end[0]; p++ {
-						u[p] += r[p]
-					}
-				}
-			}
 		}
 	}
 }

@@ -32,7 +32,10 @@ type cell struct {
 // State is one rank's benchmark state: everything the reference keeps in
 // module variables (bt_data or sp_data, mpinpb).
 type State struct {
-	b                     *Benchmark
+	b *Benchmark
+	// txinvrInRHS: compute_rhs ends each row with SP's txinvr (adi).
+	txinvrInRHS bool
+
 	setup, solve, rhsComm *mpi.Comm
 	node, noNodes, ncells int
 

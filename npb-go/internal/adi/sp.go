@@ -7,13 +7,13 @@ var SP = &Benchmark{
 	lhsPerPoint: 15,
 	solveBuffer: 22,
 	speed:       true,
+	txinvr:      true,
 	mops: func(n3, ta float64) float64 {
 		// Single precision constants, as in the reference.
 		return f32(881.174)*n3 - f32(4683.91)*ta*ta + f32(11484.5)*ta - f32(19272.4)
 	},
 	lhsInit: (*State).lhsinit,
 	solve: func(s *State) error {
-		s.txinvr()
 		for d := 0; d < 3; d++ {
 			if err := s.spSolveDir(d); err != nil {
 				return err

@@ -19,49 +19,54 @@ func (s *State) lhsinit() {
 	}
 }
 
-// txinvr is the block-diagonal matrix-vector multiplication before the x
-// solve (txinvr.f).
-func (s *State) txinvr() {
+// dtTxinvrRow ends compute_rhs for the n interior points of a row from
+// index b on, in SP's time steps: the factor dt, then txinvr.f's
+// block-diagonal matrix-vector multiplication before the x solve, point
+// by point while the row is in cache (one pass over the right-hand side
+// instead of two).
+func (s *State) dtTxinvrRow(cl *cell, b, n int) {
 	k := &s.k
-	cv := s.cv
+	cv, dt := s.cv, s.dt
 	c2, bt := k.c2, k.bt
-	for c := range s.cells {
-		cl := &s.cells[c]
-		r := cl.rhs
-		r1s, r2s, r3s, r4s, r5s := r[:cv], r[cv:2*cv], r[2*cv:3*cv], r[3*cv:4*cv], r[4*cv:5*cv]
-		rhoI, us, vs, ws, speed, ainv, qs := cl.rhoI[:cv], cl.us[:cv], cl.vs[:cv], cl.ws[:cv], cl.speed[:cv], cl.ainv[:cv], cl.qs[:cv]
-		for kk := cl.start[2]; kk < cl.size[2]-cl.end[2]; kk++ {
-			for j := cl.start[1]; j < cl.size[1]-cl.end[1]; j++ {
-				b := s.idx(0, j, kk)
-				for p := b + cl.start[0]; p < b+cl.size[0]-cl.end[0]; p++ {
-					ru1 := rhoI[p]
-					uu, vv, ww := us[p], vs[p], ws[p]
-					ac := speed[p]
-					ac2inv := ainv[p] * ainv[p]
-					r1, r2, r3, r4, r5 := r1s[p], r2s[p], r3s[p], r4s[p], r5s[p]
-					t1 := c2 * ac2inv * (qs[p]*r1 - uu*r2 - vv*r3 - ww*r4 + r5)
-					t2 := bt * ru1 * (uu*r1 - r2)
-					t3 := (bt * ru1 * ac) * t1
-					r1s[p] = r1 - t1
-					r2s[p] = -ru1 * (ww*r1 - r4)
-					r3s[p] = ru1 * (vv*r1 - r3)
-					r4s[p] = -t2 + t3
-					r5s[p] = t2 + t3
-				}
-			}
-		}
+	R1 := view(cl.rhs, b, n)
+	R2 := view(cl.rhs, cv+b, n)[:len(R1)]
+	R3 := view(cl.rhs, 2*cv+b, n)[:len(R1)]
+	R4 := view(cl.rhs, 3*cv+b, n)[:len(R1)]
+	R5 := view(cl.rhs, 4*cv+b, n)[:len(R1)]
+	RI := view(cl.rhoI, b, n)[:len(R1)]
+	US := view(cl.us, b, n)[:len(R1)]
+	VS := view(cl.vs, b, n)[:len(R1)]
+	WS := view(cl.ws, b, n)[:len(R1)]
+	SP := view(cl.speed, b, n)[:len(R1)]
+	AI := view(cl.ainv, b, n)[:len(R1)]
+	QS := view(cl.qs, b, n)[:len(R1)]
+	for i := range R1 {
+		r1, r2, r3, r4, r5 := R1[i]*dt, R2[i]*dt, R3[i]*dt, R4[i]*dt, R5[i]*dt
+		ru1 := RI[i]
+		uu, vv, ww := US[i], VS[i], WS[i]
+		ac := SP[i]
+		ac2inv := AI[i] * AI[i]
+		t1 := c2 * ac2inv * (QS[i]*r1 - uu*r2 - vv*r3 - ww*r4 + r5)
+		t2 := bt * ru1 * (uu*r1 - r2)
+		t3 := (bt * ru1 * ac) * t1
+		R1[i] = r1 - t1
+		R2[i] = -ru1 * (ww*r1 - r4)
+		R3[i] = ru1 * (vv*r1 - r3)
+		R4[i] = -t2 + t3
+		R5[i] = t2 + t3
 	}
 }
 
 // invr is the block-diagonal multiplication that ends the solve along d:
-// ninvr (x), pinvr (y) or tzetar (z).
+// ninvr (x), pinvr (y) or tzetar (z); tzetar also adds the update to u
+// (add.f), which SP's step then does not do again.
 func (s *State) invr(d int, cl *cell) {
 	k := &s.k
 	cv := s.cv
 	bt := k.bt
 	r := cl.rhs
 	r1s, r2s, r3s, r4s, r5s := r[:cv], r[cv:2*cv], r[2*cv:3*cv], r[3*cv:4*cv], r[4*cv:5*cv]
-	u1 := cl.u[:cv]
+	u1, u2, u3, u4, u5 := cl.u[:cv], cl.u[cv:2*cv], cl.u[2*cv:3*cv], cl.u[3*cv:4*cv], cl.u[4*cv:5*cv]
 	us, vs, ws, speed, ainv, qs := cl.us[:cv], cl.vs[:cv], cl.ws[:cv], cl.speed[:cv], cl.ainv[:cv], cl.qs[:cv]
 	c2iv := k.c2iv
 	for kk := cl.start[2]; kk < cl.size[2]-cl.end[2]; kk++ {
@@ -103,11 +108,16 @@ func (s *State) invr(d int, cl *cell) {
 					t1 := btuz * acinv * (r4 + r5)
 					t2 := r3 + t1
 					t3 := btuz * (r4 - r5)
-					r1s[p] = t2
-					r2s[p] = -uzik1*r2 + xvel*t2
-					r3s[p] = uzik1*r1 + yvel*t2
-					r4s[p] = zvel*t2 + t3
-					r5s[p] = uzik1*(-xvel*r2+yvel*r1) + qs[p]*t2 + c2iv*ac2u*t1 + zvel*t3
+					n1, n2, n3 := t2, -uzik1*r2+xvel*t2, uzik1*r1+yvel*t2
+					n4, n5 := zvel*t2+t3, uzik1*(-xvel*r2+yvel*r1)+qs[p]*t2+c2iv*ac2u*t1+zvel*t3
+					r1s[p], r2s[p], r3s[p], r4s[p], r5s[p] = n1, n2, n3, n4, n5
+					// add.f, while the point is at hand: the z solve is
+					// the step's last, and no other cell reads this u.
+					u1[p] += n1
+					u2[p] += n2
+					u3[p] += n3
+					u4[p] += n4
+					u5[p] += n5
 				}
 			}
 		}
