@@ -19,6 +19,7 @@ type Comm struct {
 	rank  int
 	freed bool
 	world bool
+	nbcN  uint32 // nonblocking collectives started on c: their tag sequence (schedule.go)
 }
 
 // The accessors have no error result, so on a nil communicator (which Split

@@ -1,0 +1,126 @@
+package mpi
+
+// Progress of nonblocking collectives (schedule.go) in the rank's waits.
+//
+// Every wait of a rank with outstanding schedules progresses them all, as
+// MPICH's progress engine does: a schedule whose step is complete is
+// resumed and posts its next step. In real mode the wait simply returns
+// to resume a schedule whenever one of their steps completes.
+//
+// In virtual mode the order matters: a schedule's next sends start when
+// its step completes in virtual time, so the steps and the wait's own
+// requests must be dealt with in the order the target completes them,
+// not the order the host does. The wait therefore chooses, as Waitsome
+// does in virtual time (virtual_waitany.go), the earliest-completing among
+// the pending step requests and the caller's own requests, waits for
+// those, resumes the schedules they complete, and repeats until the
+// caller's condition holds. When a single schedule is all there is to wait
+// for (Wait on one nonblocking collective with nothing else outstanding)
+// it waits for the step as the blocking collective's waitColl does, so
+// Ixxx followed by Wait predicts exactly the time of the blocking xxx.
+
+// waitProgress is waitFor on a rank with outstanding schedules: it
+// progresses them until cond holds (block) or once (a test), then waits
+// for reqs as waitFor would.
+func (r *rank) waitProgress(reqs []*Request, cond func() bool, block bool) {
+	r.clock.EnterEngine()
+	defer r.clock.LeaveEngine()
+	r.nbc.progressing = true
+	defer func() { r.nbc.progressing = false }()
+	switch {
+	case r.virtual && block:
+		r.progressUntil(cond, reqs)
+	case r.virtual:
+		r.pollSchedules()
+	default:
+		r.progressReal(reqs, cond, block)
+	}
+	r.waitFor(reqs, cond, block)
+}
+
+// progressReal progresses the schedules in real mode: it waits for cond or
+// for any schedule's step, resumes the schedules that can go on, and
+// repeats (block) or stops after one pass (a test).
+func (r *rank) progressReal(reqs []*Request, cond func() bool, block bool) {
+	for {
+		r.advanceDone()
+		if cond() || len(r.nbc.active) == 0 {
+			return
+		}
+		all := append([]*Request(nil), reqs...)
+		for _, s := range r.nbc.active {
+			all = append(all, s.step...)
+		}
+		r.waitFor(all, func() bool { return cond() || r.nbc.stepDone() }, block)
+		if !block {
+			r.advanceDone()
+			return
+		}
+	}
+}
+
+// progressUntil progresses the schedules in virtual time until cond holds
+// or none is left; user is the caller's own requests.
+func (r *rank) progressUntil(cond func() bool, user []*Request) {
+	for !cond() {
+		if r.advanceDone() {
+			continue
+		}
+		if len(r.nbc.active) == 0 {
+			return
+		}
+		var set []*Request
+		for _, q := range user {
+			if q != nil && q.kind != reqColl && !q.done.Load() {
+				set = append(set, q)
+			}
+		}
+		if len(set) == 0 && len(r.nbc.active) == 1 {
+			r.advance(r.nbc.active[0]) // the blocking collective's wait
+			continue
+		}
+		for _, s := range r.nbc.active {
+			for _, q := range s.step {
+				if !q.done.Load() {
+					set = append(set, q)
+				}
+			}
+		}
+		r.waitFirst(set, true)
+	}
+}
+
+// pollSchedules is the progress a Test-family call makes in virtual time:
+// each schedule, in start order, advances over every step the target has
+// completed by the caller's time (a poll of virtual_sensitive.go per
+// step).
+func (r *rank) pollSchedules() {
+	for _, s := range append([]*schedule(nil), r.nbc.active...) {
+		for s.step != nil {
+			step := s.step
+			if !allKnown(step) && r.testVirtual(step, func() bool { return allKnown(step) }, func() []int { return nonNil(step) }) == nil {
+				break
+			}
+			r.advance(s)
+		}
+	}
+}
+
+// progressVirtual progresses the schedules before a Waitany or Waitsome
+// (block) or a Test-family call in virtual time chooses among reqs: until
+// one of reqs is known to complete, or by one poll. It does nothing without
+// schedules, or inside the progress of another wait.
+func (r *rank) progressVirtual(reqs []*Request, block bool) {
+	if len(r.nbc.active) == 0 || r.nbc.progressing {
+		return
+	}
+	r.clock.EnterEngine()
+	defer r.clock.LeaveEngine()
+	r.nbc.progressing = true
+	defer func() { r.nbc.progressing = false }()
+	if block {
+		r.progressUntil(func() bool { return anyKnown(reqs) }, reqs)
+	} else {
+		r.pollSchedules()
+	}
+}
