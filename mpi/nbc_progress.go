@@ -29,7 +29,7 @@ func (r *rank) waitProgress(reqs []*Request, cond func() bool, block bool) {
 	defer func() { r.nbc.progressing = false }()
 	switch {
 	case r.virtual && block:
-		r.progressUntil(cond, reqs)
+		r.progressUntil(reqs, false) // a blocking waitFor waits for all of reqs
 	case r.virtual:
 		r.pollSchedules()
 	default:
@@ -59,35 +59,71 @@ func (r *rank) progressReal(reqs []*Request, cond func() bool, block bool) {
 	}
 }
 
-// progressUntil progresses the schedules in virtual time until cond holds
-// or none is left; user is the caller's own requests.
-func (r *rank) progressUntil(cond func() bool, user []*Request) {
-	for !cond() {
-		if r.advanceDone() {
-			continue
-		}
-		if len(r.nbc.active) == 0 {
-			return
-		}
+// progressUntil progresses the schedules in virtual time while the
+// caller waits for user, its own requests: until every one of them (any
+// false) or one of them (any true) has completed in virtual order, or no
+// schedule is left. A request counts as completed only once a choice in
+// virtual time has taken it (waitFirst), never because the host happens
+// to have completed it already: the host's order must not decide which
+// schedule moves on first.
+func (r *rank) progressUntil(user []*Request, any bool) {
+	taken := map[*Request]bool{}
+	finished := func(q *Request) bool { return taken[q] || q.kind == reqColl && q.done.Load() }
+	for len(r.nbc.active) > 0 {
+		all, one := true, false
 		var set []*Request
 		for _, q := range user {
-			if q != nil && q.kind != reqColl && !q.done.Load() {
+			if q == nil {
+				continue
+			}
+			if finished(q) {
+				one = true
+				continue
+			}
+			all = false
+			if q.kind != reqColl {
 				set = append(set, q)
 			}
+		}
+		if all || any && one {
+			return
+		}
+		if r.advanceTaken() {
+			continue
 		}
 		if len(set) == 0 && len(r.nbc.active) == 1 {
 			r.advance(r.nbc.active[0]) // the blocking collective's wait
 			continue
 		}
 		for _, s := range r.nbc.active {
-			for _, q := range s.step {
-				if !q.done.Load() {
+			for i, q := range s.step {
+				if !s.taken[i] {
 					set = append(set, q)
 				}
 			}
 		}
-		r.waitFirst(set, true)
+		for _, i := range r.waitFirst(set, true) {
+			taken[set[i]] = true
+		}
+		for _, s := range r.nbc.active {
+			for i, q := range s.step {
+				s.taken[i] = s.taken[i] || taken[q]
+			}
+		}
 	}
+}
+
+// advanceTaken advances, in start order, the schedules whose step's
+// requests have all been taken in virtual order; it reports whether any
+// did.
+func (r *rank) advanceTaken() bool {
+	for _, s := range r.nbc.active {
+		if s.allTaken() {
+			r.advance(s)
+			return true
+		}
+	}
+	return false
 }
 
 // pollSchedules is the progress a Test-family call makes in virtual time:
@@ -119,7 +155,7 @@ func (r *rank) progressVirtual(reqs []*Request, block bool) {
 	r.nbc.progressing = true
 	defer func() { r.nbc.progressing = false }()
 	if block {
-		r.progressUntil(func() bool { return anyKnown(reqs) }, reqs)
+		r.progressUntil(reqs, true)
 	} else {
 		r.pollSchedules()
 	}

@@ -44,6 +44,7 @@ type schedule struct {
 	next  func() ([]*Request, bool) // resumes the coroutine until its next step
 	yield func([]*Request) bool     // the coroutine's side of next
 	step  []*Request                // the requests the suspended schedule waits for
+	taken []bool                    // virtual mode: which of step a choice in virtual time has taken (nbc_progress.go)
 	req   *Request                  // the user's request: complete when the schedule returns
 	err   error                     // the schedule's result
 }
@@ -116,7 +117,7 @@ func (r *rank) resume(s *schedule) {
 	step, ok := s.next()
 	r.nbc.cur = nil
 	if ok {
-		s.step = step
+		s.step, s.taken = step, make([]bool, len(step))
 		return
 	}
 	for i, a := range r.nbc.active {
@@ -167,6 +168,17 @@ func (s *schedule) await(reqs []*Request) error {
 		}
 	}
 	return err
+}
+
+// allTaken reports whether every request of s's step has been taken in
+// virtual order.
+func (s *schedule) allTaken() bool {
+	for _, t := range s.taken {
+		if !t {
+			return false
+		}
+	}
+	return s.step != nil
 }
 
 // stepDone reports whether some outstanding schedule can advance: every

@@ -1,0 +1,95 @@
+package mpi
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// nbcCaseNames lists the cases of nbcCases (the same on every rank).
+func nbcCaseNames() []string {
+	var names []string
+	_ = Run(1, func(c *Comm) error {
+		for _, x := range nbcCases(c, 1, 1, 0) {
+			names = append(names, x.name)
+		}
+		return nil
+	})
+	return names
+}
+
+// TestNonblockingVirtualEqualsBlocking: with nothing overlapping, Ixxx
+// followed by Wait predicts exactly the time of the blocking xxx (the
+// schedule waits for each step as the blocking form does), for every
+// nonblocking collective, on eager and rendezvous sizes.
+func TestNonblockingVirtualEqualsBlocking(t *testing.T) {
+	names := nbcCaseNames()
+	for _, n := range []int{2, 5, 8, 13} {
+		for _, k := range []int{3, DefaultEagerLimit/8 + 3} {
+			if k > 3 && n > 5 {
+				continue // rendezvous on the small sizes only: bounded time
+			}
+			for i, name := range names {
+				blocking := virtualTime(t, n, func(c *Comm) error {
+					return nbcCases(c, n, k, n/2)[i].blocking(c)
+				})
+				nonblocking := virtualTime(t, n, func(c *Comm) error {
+					q, err := nbcCases(c, n, k, n/2)[i].start(c)
+					if err != nil {
+						return err
+					}
+					_, err = q.Wait()
+					return err
+				})
+				if blocking != nonblocking {
+					t.Errorf("n=%d k=%d %s: nonblocking predicts %.9g s, blocking %.9g s", n, k, name, nonblocking, blocking)
+				}
+			}
+		}
+	}
+}
+
+// hostJitter returns fn preceded, on each rank, by a host-only delay drawn
+// from seed: it changes the order in which the host runs the ranks and
+// delivers their messages, and nothing the target would see (cpu-scale 0).
+func hostJitter(seed int, fn func(c *Comm) error) func(c *Comm) error {
+	return func(c *Comm) error {
+		rng := rand.New(rand.NewPCG(uint64(seed), uint64(c.Rank())))
+		time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+		for i := rng.IntN(50); i > 0; i-- {
+			runtime.Gosched()
+		}
+		return fn(c)
+	}
+}
+
+// TestNonblockingVirtualRepeatable: every nonblocking collective at once,
+// with point-to-point traffic among them, completed in shuffled orders by
+// each blocking Wait call, predicts the same time on every run at
+// cpu-scale 0, whatever the host's scheduling; and the results are right.
+// The Test calls complete them correctly in virtual mode too; their
+// predictions are not checked for repeatability (docs/mpi.md: a polling
+// loop over nonblocking collectives and receives can differ by one copy
+// time between runs).
+func TestNonblockingVirtualRepeatable(t *testing.T) {
+	for mode := 0; mode < nModes; mode++ {
+		polls := mode == byTestsome || mode == byTestany || mode == byTestall || mode == byTest
+		for _, n := range []int{4, 7} {
+			var first float64
+			for run := 0; run < 3; run++ {
+				if polls && run > 0 {
+					break
+				}
+				got := virtualTime(t, n, hostJitter(run, func(c *Comm) error {
+					return runNonblockingCases(c, n+mode, 3, mode)
+				}))
+				if run == 0 {
+					first = got
+				} else if got != first {
+					t.Errorf("mode %d n=%d run %d: predicted %.9g s, first run %.9g s", mode, n, run, got, first)
+				}
+			}
+		}
+	}
+}
