@@ -100,6 +100,7 @@ var zeroCalls = []struct {
 	{"ExscanInPlace", true, func() error { return ExscanInPlace[int](nil, nil, Op{}) }},
 
 	// Nonblocking collectives: the blocking forms' errors, no request.
+	{"Comm.Idup", true, func() error { _, _, err := (*Comm)(nil).Idup(); return err }},
 	{"Comm.Ibarrier", true, func() error { return noReq((*Comm)(nil).Ibarrier()) }},
 	{"Ibcast", true, func() error { return noReq(Ibcast[int](nil, nil, 0)) }},
 	{"Ireduce", true, func() error { return noReq(Ireduce[int](nil, nil, nil, Op{}, 0)) }},
