@@ -264,3 +264,48 @@ func TestNonblockingArgErrors(t *testing.T) {
 		return err
 	})
 }
+
+// TestNonblockingProgressInProbe: as TestNonblockingProgressInRecv, with
+// rank 2 blocked in Probe rather than Recv.
+func TestNonblockingProgressInProbe(t *testing.T) {
+	for _, virtual := range []bool{false, true} {
+		fn := func(c *Comm) error {
+			buf := make([]int32, 3)
+			if c.Rank() == 0 {
+				buf[2] = 9
+			}
+			q, err := Ibcast(c, buf, 0)
+			if err != nil {
+				return err
+			}
+			switch c.Rank() {
+			case 2:
+				if _, err := c.Probe(3, 9); err != nil {
+					return err
+				}
+				if _, err := Recv(c, make([]int, 1), 3, 9); err != nil {
+					return err
+				}
+			case 3:
+				if _, err := q.Wait(); err != nil {
+					return err
+				}
+				if err := Send(c, []int{7}, 2, 9); err != nil {
+					return err
+				}
+			}
+			if _, err := q.Wait(); err != nil {
+				return err
+			}
+			if buf[2] != 9 {
+				return fmt.Errorf("rank %d: Ibcast gave %v", c.Rank(), buf)
+			}
+			return nil
+		}
+		if virtual {
+			virtualTime(t, 4, fn)
+		} else {
+			runT(t, 4, fn)
+		}
+	}
+}

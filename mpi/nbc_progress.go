@@ -160,3 +160,28 @@ func (r *rank) progressVirtual(reqs []*Request, block bool) {
 		r.pollSchedules()
 	}
 }
+
+// probeProgress is a blocking Probe's waiting phase on a rank with
+// outstanding schedules: it ends to resume a schedule whenever a step
+// completes, until found holds. (In virtual mode the schedules advance in
+// the host's order here, not in virtual order: docs/mpi.md.)
+func (r *rank) probeProgress(found func() bool) {
+	r.nbc.progressing = true
+	defer func() { r.nbc.progressing = false }()
+	for {
+		for _, s := range r.nbc.active {
+			for _, q := range s.step {
+				r.mark(q) // related to this wait: dealt with at once, never left early
+			}
+		}
+		r.waitPhase(func() bool { return found() || r.nbc.stepDone() }, true, nil)
+		if found() {
+			return
+		}
+		probe := r.probe
+		r.probe = nil // the steps' waits are not the Probe's
+		r.advanceDone()
+		r.probe = probe
+		r.waitEpoch++
+	}
+}

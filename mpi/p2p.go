@@ -280,7 +280,11 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)
-	r.waitPhase(found, block, nil)
+	if block && len(r.nbc.active) > 0 && !r.nbc.progressing {
+		r.probeProgress(found) // nonblocking collectives progress meanwhile (nbc_progress.go)
+	} else {
+		r.waitPhase(found, block, nil)
+	}
 	ok := found()
 	r.probe, r.probeHit = nil, nil
 	if !ok {
