@@ -66,21 +66,13 @@ func hostJitter(seed int, fn func(c *Comm) error) func(c *Comm) error {
 
 // TestNonblockingVirtualRepeatable: every nonblocking collective at once,
 // with point-to-point traffic among them, completed in shuffled orders by
-// each blocking Wait call, predicts the same time on every run at
+// each Wait and Test call, predicts the same time on every run at
 // cpu-scale 0, whatever the host's scheduling; and the results are right.
-// The Test calls complete them correctly in virtual mode too; their
-// predictions are not checked for repeatability (docs/mpi.md: a polling
-// loop over nonblocking collectives and receives can differ by one copy
-// time between runs).
 func TestNonblockingVirtualRepeatable(t *testing.T) {
 	for mode := 0; mode < nModes; mode++ {
-		polls := mode == byTestsome || mode == byTestany || mode == byTestall || mode == byTest
 		for _, n := range []int{4, 7} {
 			var first float64
 			for run := 0; run < 3; run++ {
-				if polls && run > 0 {
-					break
-				}
 				got := virtualTime(t, n, hostJitter(run, func(c *Comm) error {
 					return runNonblockingCases(c, n+mode, 3, mode)
 				}))

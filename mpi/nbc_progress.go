@@ -129,12 +129,14 @@ func (r *rank) advanceTaken() bool {
 // pollSchedules is the progress a Test-family call makes in virtual time:
 // each schedule, in start order, advances over every step the target has
 // completed by the caller's time (a poll of virtual_sensitive.go per
-// step).
+// step). Every step is polled, even one the host has already completed:
+// a poll costs virtual time (rank.pollCost), and skipping it on the
+// host's word made the prediction depend on the host's order.
 func (r *rank) pollSchedules() {
 	for _, s := range append([]*schedule(nil), r.nbc.active...) {
 		for s.step != nil {
 			step := s.step
-			if !allKnown(step) && r.testVirtual(step, func() bool { return allKnown(step) }, func() []int { return nonNil(step) }) == nil {
+			if r.testVirtual(step, func() bool { return allKnown(step) }, func() []int { return nonNil(step) }) == nil {
 				break
 			}
 			r.advance(s)
