@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -82,6 +83,61 @@ func TestNonblockingVirtualRepeatable(t *testing.T) {
 					t.Errorf("mode %d n=%d run %d: predicted %.9g s, first run %.9g s", mode, n, run, got, first)
 				}
 			}
+		}
+	}
+}
+
+// TestNonblockingVirtualWaitany: in virtual time Waitany over a receive
+// and an Ibarrier returns the one the target completes first, whatever
+// the host completes first. Rank 1's message to rank 0 is sent at once or
+// after a second of computation; the Ibarrier of ranks 0 and 2 is late by
+// a second of rank 2's computation or not.
+func TestNonblockingVirtualWaitany(t *testing.T) {
+	for _, lateMsg := range []bool{false, true} {
+		for run := 0; run < 3; run++ {
+			virtualTime(t, 3, hostJitter(run, func(c *Comm) error {
+				color := c.Rank() % 2 // ranks 0 and 2 together
+				sub, err := c.Split(color, 0)
+				if err != nil {
+					return err
+				}
+				switch c.Rank() {
+				case 1:
+					if lateMsg {
+						c.Elapse(time.Second)
+					}
+					return Send(c, []int{1}, 0, 3)
+				case 2:
+					if !lateMsg {
+						c.Elapse(time.Second)
+					}
+					q, err := sub.Ibarrier() // a nonblocking collective matches only its own kind
+					if err != nil {
+						return err
+					}
+					_, err = q.Wait()
+					return err
+				}
+				bq, err := sub.Ibarrier()
+				if err != nil {
+					return err
+				}
+				rq, err := Irecv(c, make([]int, 1), 1, 3)
+				if err != nil {
+					return err
+				}
+				reqs := []*Request{rq, bq}
+				i, _, err := Waitany(reqs)
+				if err != nil {
+					return err
+				}
+				if want := map[bool]int{true: 1, false: 0}[lateMsg]; i != want {
+					return fmt.Errorf("late message %v: Waitany returned %d, want %d", lateMsg, i, want)
+				}
+				reqs[i] = nil
+				_, err = Waitall(reqs)
+				return err
+			}))
 		}
 	}
 }
