@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/vtime"
 )
 
 // nbcCaseNames lists the cases of nbcCases (the same on every rank).
@@ -139,5 +141,23 @@ func TestNonblockingVirtualWaitany(t *testing.T) {
 				return err
 			}))
 		}
+	}
+}
+
+// TestNonblockingVirtualMeasured: with computation measured (cpu-scale 1,
+// the rank's goroutine locked to its thread during each burst), schedules
+// created and resumed between bursts run; they once aborted the process
+// (a coroutine created inside a burst, resumed outside it).
+func TestNonblockingVirtualMeasured(t *testing.T) {
+	m, err := vtime.Preset("xsim-ethernet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVirtual(m, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Run(func(c *Comm) error { return runNonblockingCases(c, 5, 3, byWaitsome) }); err != nil {
+		t.Fatal(err)
 	}
 }

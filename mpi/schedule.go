@@ -13,9 +13,14 @@ import "iter"
 // goroutine is suspended while the coroutine runs, so the engine stays
 // single-threaded per rank, and the Go runtime hands a goroutine's OS-thread
 // lock to the coroutine (the thread CPU clock of vtime reads the same
-// thread). Every run of a schedule happens inside the engine's bracket
-// (eventClock.EnterEngine), so its local work (copies, reductions) is not
-// measured as the application's computation.
+// thread). The runtime also requires the lock state at every switch to be
+// the one the coroutine was created in (it aborts the process otherwise),
+// so every run of a schedule, its creation included, happens inside the
+// engine's bracket (eventClock.EnterEngine), where the virtual clock holds
+// no lock. That also keeps its local work (copies, reductions) from being
+// measured as the application's computation. An application that locks or
+// unlocks its goroutine's thread while a nonblocking collective is
+// outstanding breaks the rule (docs/mpi.md).
 //
 // Progress follows MPICH: every outstanding schedule of a rank advances in
 // any of the rank's MPI waits (nbc_progress.go), not only in the wait for
@@ -94,14 +99,18 @@ func (c *Comm) nonblocking(fn func(c *Comm) error) (*Request, error) {
 		// refused rather than nesting coroutines.
 		return nil, errorf(ClassOther, "nonblocking collective started inside a nonblocking collective")
 	}
+	// Inside the engine's bracket the rank's goroutine holds no OS-thread
+	// lock of the virtual clock's (a computation burst holds one), and the
+	// runtime requires every switch to a coroutine to find the lock state
+	// it was created with: so it is created, and always resumed, there.
+	r.clock.EnterEngine()
+	defer r.clock.LeaveEngine()
 	s := &schedule{tag: c.nextNBCTag()}
 	s.req = &Request{r: r, comm: c, kind: reqColl}
 	s.next, _ = iter.Pull(func(yield func([]*Request) bool) {
 		s.yield = yield
 		s.err = fn(c)
 	})
-	r.clock.EnterEngine()
-	defer r.clock.LeaveEngine()
 	r.nbc.active = append(r.nbc.active, s)
 	r.resume(s)
 	if q := s.req; q.done.Load() && q.err != nil {
