@@ -309,3 +309,57 @@ func TestNonblockingProgressInProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestNonblockingBesideBlocking: blocking collectives of the same kinds
+// run while nonblocking ones are outstanding on the same communicator;
+// none takes another's messages (each nonblocking collective has tags of
+// its own).
+func TestNonblockingBesideBlocking(t *testing.T) {
+	for _, n := range []int{2, 5, 8, 17} {
+		runT(t, n, func(c *Comm) error {
+			n, me := c.Size(), c.Rank()
+			val := func(tag, i int) int64 { return int64(1000*tag + i) }
+			fill := func(root, tag int) []int64 {
+				b := make([]int64, 40)
+				if me == root {
+					for i := range b {
+						b[i] = val(tag, i)
+					}
+				}
+				return b
+			}
+			a, b, d := fill(0, 1), fill(0, 2), fill(n-1, 3)
+			qa, err := Ibcast(c, a, 0)
+			if err != nil {
+				return err
+			}
+			if err := Bcast(c, b, 0); err != nil {
+				return err
+			}
+			qd, err := Ibcast(c, d, n-1)
+			if err != nil {
+				return err
+			}
+			sum := []int64{int64(me)}
+			if err := AllreduceInPlace(c, sum, Sum); err != nil {
+				return err
+			}
+			reqs := []*Request{qa, qd}
+			if me%2 == 1 {
+				reqs = []*Request{qd, qa}
+			}
+			if _, err := Waitall(reqs); err != nil {
+				return err
+			}
+			for i := range a {
+				if a[i] != val(1, i) || b[i] != val(2, i) || d[i] != val(3, i) {
+					return fmt.Errorf("rank %d element %d: %d %d %d", me, i, a[i], b[i], d[i])
+				}
+			}
+			if sum[0] != int64(n*(n-1)/2) {
+				return fmt.Errorf("Allreduce gave %d", sum[0])
+			}
+			return nil
+		})
+	}
+}
