@@ -266,9 +266,10 @@ func TestNonblockingArgErrors(t *testing.T) {
 }
 
 // TestNonblockingProgressInProbe: as TestNonblockingProgressInRecv, with
-// rank 2 blocked in Probe rather than Recv.
+// rank 2 blocked in Probe rather than Recv, or polling with Iprobe.
 func TestNonblockingProgressInProbe(t *testing.T) {
-	for _, virtual := range []bool{false, true} {
+	for _, mode := range []int{0, 1, 2, 3} {
+		virtual, poll := mode%2 == 1, mode >= 2
 		fn := func(c *Comm) error {
 			buf := make([]int32, 3)
 			if c.Rank() == 0 {
@@ -280,8 +281,16 @@ func TestNonblockingProgressInProbe(t *testing.T) {
 			}
 			switch c.Rank() {
 			case 2:
-				if _, err := c.Probe(3, 9); err != nil {
-					return err
+				for found := false; !found; {
+					if poll {
+						found, _, err = c.Iprobe(3, 9)
+					} else {
+						_, err = c.Probe(3, 9)
+						found = true
+					}
+					if err != nil {
+						return err
+					}
 				}
 				if _, err := Recv(c, make([]int, 1), 3, 9); err != nil {
 					return err

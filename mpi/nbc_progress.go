@@ -163,6 +163,24 @@ func (r *rank) progressVirtual(reqs []*Request, block bool) {
 	}
 }
 
+// pollProgress is the progress an Iprobe makes: one pass over the
+// schedules, as a Test makes, so that a rank polling with Iprobe still
+// forwards its collectives' messages.
+func (r *rank) pollProgress() {
+	if len(r.nbc.active) == 0 || r.nbc.progressing {
+		return
+	}
+	r.clock.EnterEngine()
+	defer r.clock.LeaveEngine()
+	r.nbc.progressing = true
+	defer func() { r.nbc.progressing = false }()
+	if r.virtual {
+		r.pollSchedules()
+	} else {
+		r.progressReal(nil, func() bool { return false }, false)
+	}
+}
+
 // probeProgress is a blocking Probe's waiting phase on a rank with
 // outstanding schedules: it ends to resume a schedule whenever a step
 // completes, until found holds. (In virtual mode the schedules advance in

@@ -275,6 +275,9 @@ func (c *Comm) probeCtx(src, tag int, ctx uint32, block bool) (Status, error) {
 		}
 		return false
 	}
+	if !block {
+		r.pollProgress() // nonblocking collectives progress in polls too (nbc_progress.go)
+	}
 	if !block && r.virtual {
 		return c.iprobeVirtual(pattern)
 	}
