@@ -89,7 +89,7 @@ type userCall struct {
 // enter records the user-level call c's rank is now in (nil-safe: the
 // call itself reports a null communicator).
 func (c *Comm) enter(op callOp, a, b int) {
-	if c != nil {
+	if c != nil && c.r != nil && c.r.nbc.cur == nil { // a nonblocking collective's schedule is no user call
 		c.r.call = userCall{op: op, a: int32(a), b: int32(b)}
 		if c.r.trace != nil {
 			c.r.traceEnter(c.r.call) // its end: the leave deferred after every enter (trace.go)

@@ -27,13 +27,13 @@ const (
 
 // csend starts a send of buf to comm rank to on the collective context.
 func (c *Comm) csend(buf []byte, to, tag int) *Request {
-	return c.r.isend(c, buf, c.group.worldRank(to), tag, c.ctx+1, false)
+	return c.r.isend(c, buf, c.group.worldRank(to), tag+c.r.nbc.tagOffset(), c.ctx+1, false)
 }
 
 // crecv starts a receive into buf from comm rank from on the collective
 // context.
 func (c *Comm) crecv(buf []byte, from, tag int) *Request {
-	return c.r.irecv(c, buf, c.group.worldRank(from), tag, c.ctx+1)
+	return c.r.irecv(c, buf, c.group.worldRank(from), tag+c.r.nbc.tagOffset(), c.ctx+1)
 }
 
 // A failed step does not end a rank's part in a collective. As MPICH does
@@ -61,9 +61,15 @@ var testHookCollStep func(c *Comm) error
 
 // waitColl waits for one step's requests and returns the first failure's
 // own error (not the ErrInStatus wrapper: a collective has no statuses to
-// inspect).
+// inspect). In a nonblocking collective's schedule it suspends the
+// schedule until the rank's waits have completed the step (schedule.go).
 func (c *Comm) waitColl(reqs ...*Request) error {
-	err := waitReqs(reqs)
+	var err error
+	if s := c.r.nbc.cur; s != nil {
+		err = s.await(reqs)
+	} else {
+		err = waitReqs(reqs)
+	}
 	if h := testHookCollStep; h != nil && err == nil {
 		err = h(c)
 	}

@@ -228,7 +228,7 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 		// MPICH sends synchronously from communicators of at least
 		// GathervSsendMinProcs ranks, so the root is not flooded.
 		sync := c.Size() >= GathervSsendMinProcs
-		return c.waitColl(c.r.isend(c, asBytes(send), c.group.worldRank(root), tagGather, c.ctx+1, sync))
+		return c.waitColl(c.r.isend(c, asBytes(send), c.group.worldRank(root), tagGather+c.r.nbc.tagOffset(), c.ctx+1, sync))
 	}
 	n := c.Size()
 	if err := checkV("Gatherv", n, counts, displs, len(recv)); err != nil {

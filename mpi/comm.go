@@ -22,6 +22,8 @@ type Comm struct {
 	topo  topology // Cartesian or distributed-graph topology; nil for none (topo.go)
 	name  string   // SetName (comm_extra.go)
 	named bool
+	nbcN  uint32 // nonblocking collectives started on c: their tag sequence (schedule.go)
+	idup  bool   // made by Idup, whose request has not completed (comm_idup.go)
 }
 
 // The accessors have no error result, so on a nil communicator (which Split
@@ -125,6 +127,9 @@ func (c *Comm) check() error {
 	}
 	if c.freed {
 		return errorf(ClassComm, "communicator was freed")
+	}
+	if c.idup {
+		return errorf(ClassComm, "communicator from Idup used before its request completed")
 	}
 	return nil
 }
@@ -337,6 +342,23 @@ func (m *ctxMask) clear(id int) { m[id/64] &^= 1 << (id % 64) }
 // all-reduce of the free masks with bitwise and, as MPICH does) and marks it
 // used. Collective over c.
 func (c *Comm) agreeContext() (int, error) {
+	c.r.nbc.agreeing++ // no Idup confirms an id meanwhile (comm_idup.go)
+	buf, err := c.agreeFree()
+	c.r.nbc.agreeing--
+	if err != nil {
+		return 0, err
+	}
+	id, err := lowestFree(buf)
+	if err != nil {
+		return 0, err
+	}
+	c.r.nbc.takeHeld(id)
+	c.r.ctxUsed.set(id)
+	return id, nil
+}
+
+// agreeFree returns the context ids free on every rank of c, as a mask.
+func (c *Comm) agreeFree() ([]byte, error) {
 	buf := make([]byte, 8*ctxWords)
 	for i, w := range c.r.ctxUsed {
 		binary.LittleEndian.PutUint64(buf[8*i:], ^w)
@@ -346,14 +368,14 @@ func (c *Comm) agreeContext() (int, error) {
 			acc[i] &= in[i]
 		}
 	})
-	if err != nil {
-		return 0, err
-	}
+	return buf, err
+}
+
+// lowestFree is the lowest id of a mask from agreeFree.
+func lowestFree(buf []byte) (int, error) {
 	for i := 0; i < ctxWords; i++ {
 		if w := binary.LittleEndian.Uint64(buf[8*i:]); w != 0 {
-			id := 64*i + bits.TrailingZeros64(w)
-			c.r.ctxUsed.set(id)
-			return id, nil
+			return 64*i + bits.TrailingZeros64(w), nil
 		}
 	}
 	return 0, errorf(ClassOther, "out of communicator context ids (%d in use)", 64*ctxWords)

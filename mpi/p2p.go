@@ -287,12 +287,19 @@ func (c *Comm) probeFrame(src, tag int, ctx uint32, block, taking bool) *transpo
 		}
 		return false
 	}
+	if !block {
+		r.pollProgress() // nonblocking collectives progress in polls too (nbc_progress.go)
+	}
 	if !block && r.virtual {
 		return r.iprobeVirtual(pattern, taking)
 	}
 	r.waitEpoch++
 	r.probe = pattern // a matching message is related to this wait (never early)
-	r.waitPhase(found, block, nil)
+	if block && len(r.nbc.active) > 0 && !r.nbc.progressing {
+		r.probeProgress(found) // nonblocking collectives progress meanwhile (nbc_progress.go)
+	} else {
+		r.waitPhase(found, block, nil)
+	}
 	ok := found()
 	r.probe, r.probeHit = nil, nil
 	if !ok {

@@ -208,6 +208,10 @@ func (r *rank) mark(q *Request) {
 // through the event points of an empty waiting activity, and a test does so
 // only to fold a pending DR copy (eventClock.Ready).
 func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
+	if len(r.nbc.active) > 0 && !r.nbc.progressing {
+		r.waitProgress(reqs, cond, block) // every wait progresses the nonblocking collectives (nbc_progress.go)
+		return
+	}
 	r.clock.EnterEngine() // the engine's own work is not computation (eventClock)
 	defer r.clock.LeaveEngine()
 	reqs = withParts(reqs) // a composite is waited for as its parts (isendrecv.go)

@@ -125,7 +125,7 @@ func (c *Comm) traceAlgo(a algo, bytes int) {
 
 // leave ends the user-level call c's rank is in (deferred after enter).
 func (c *Comm) leave() {
-	if c == nil || c.r == nil || c.r.trace == nil {
+	if c == nil || c.r == nil || c.r.trace == nil || c.r.nbc.cur != nil {
 		return
 	}
 	c.r.traceLeave()

@@ -67,6 +67,7 @@ func (q *Request) Test() (bool, Status, error) {
 	}
 	if q.r.virtual {
 		reqs := []*Request{q}
+		q.r.progressVirtual(reqs, false) // nonblocking collectives (nbc_progress.go)
 		if q.r.testVirtual(reqs, func() bool { return known(q) }, func() []int { return []int{0} }) == nil {
 			return false, Status{}, nil
 		}
@@ -91,6 +92,9 @@ func (q *Request) Test() (bool, Status, error) {
 func (q *Request) Cancel() error {
 	if q == nil {
 		return errorf(ClassRequest, "Cancel of a null request")
+	}
+	if q.kind == reqColl {
+		return errorf(ClassRequest, "a nonblocking collective cannot be cancelled")
 	}
 	if q.kind == reqSend {
 		return errorf(ClassRequest, "cancelling a send request is not supported")
@@ -218,6 +222,7 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		defer r.traceLeave()
 	}
 	if r.virtual {
+		r.progressVirtual(reqs, true)    // nonblocking collectives first (nbc_progress.go)
 		i := r.waitFirst(reqs, false)[0] // virtual_waitany.go
 		st, err := reqs[i].finish()
 		return i, st, err
@@ -304,6 +309,7 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 		defer r.traceLeave()
 	}
 	if r.virtual {
+		r.progressVirtual(reqs, false)
 		idx := r.testVirtual(reqs, func() bool { return lowestKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int {
 			now, _ := r.clock.Now()
 			idx, _ := firstDone(reqs, now, false)
@@ -339,6 +345,7 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 		defer r.traceLeave()
 	}
 	if r.virtual {
+		r.progressVirtual(reqs, true)
 		return collectIdx(reqs, r.waitFirst(reqs, true)) // virtual_waitany.go
 	}
 	r.stats.temporal++
@@ -357,6 +364,7 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 		defer r.traceLeave()
 	}
 	if r.virtual {
+		r.progressVirtual(reqs, false)
 		return collectIdx(reqs, r.testVirtual(reqs, func() bool { return allKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int { return knownIdx(reqs) }))
 	}
 	r.stats.temporal++
@@ -406,6 +414,7 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		defer r.traceLeave()
 	}
 	if r.virtual {
+		r.progressVirtual(reqs, false)
 		if r.testVirtual(reqs, func() bool { return allKnown(reqs) }, func() []int { return nonNil(reqs) }) == nil {
 			return false, nil, nil
 		}

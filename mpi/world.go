@@ -154,6 +154,7 @@ type rank struct {
 	finished  atomic.Bool
 	blockedIn atomic.Uint64 // call.packed() while parked, 0 otherwise
 	call      userCall      // the user-level call the rank is in (calls.go)
+	nbc       nbcState      // outstanding nonblocking collectives (schedule.go)
 	stats     rankStats
 	stallState
 }

@@ -149,6 +149,39 @@ var zeroCalls = []struct {
 	{"NeighborAlltoall", true, func() error { return NeighborAlltoall[int](nil, nil, nil) }},
 	{"NeighborAlltoallv", true, func() error { return NeighborAlltoallv[int](nil, nil, nil, nil, nil, nil, nil) }},
 
+	// Nonblocking collectives: the blocking forms' errors, no request.
+	{"Comm.Idup", true, func() error { _, _, err := (*Comm)(nil).Idup(); return err }},
+	{"Comm.Ibarrier", true, func() error { return noReq((*Comm)(nil).Ibarrier()) }},
+	{"Ibcast", true, func() error { return noReq(Ibcast[int](nil, nil, 0)) }},
+	{"Ireduce", true, func() error { return noReq(Ireduce[int](nil, nil, nil, Op{}, 0)) }},
+	{"IreduceInPlace", true, func() error { return noReq(IreduceInPlace[int](nil, nil, Op{}, 0)) }},
+	{"Iallreduce", true, func() error { return noReq(Iallreduce[int](nil, nil, nil, Op{})) }},
+	{"IallreduceInPlace", true, func() error { return noReq(IallreduceInPlace[int](nil, nil, Op{})) }},
+	{"Igather", true, func() error { return noReq(Igather[int](nil, nil, nil, 0)) }},
+	{"IgatherInPlace", true, func() error { return noReq(IgatherInPlace[int](nil, nil, 0)) }},
+	{"Igatherv", true, func() error { return noReq(Igatherv[int](nil, nil, nil, nil, nil, 0)) }},
+	{"IgathervInPlace", true, func() error { return noReq(IgathervInPlace[int](nil, nil, nil, nil, 0)) }},
+	{"Iscatter", true, func() error { return noReq(Iscatter[int](nil, nil, nil, 0)) }},
+	{"IscatterInPlace", true, func() error { return noReq(IscatterInPlace[int](nil, nil, 0)) }},
+	{"Iscatterv", true, func() error { return noReq(Iscatterv[int](nil, nil, nil, nil, nil, 0)) }},
+	{"IscattervInPlace", true, func() error { return noReq(IscattervInPlace[int](nil, nil, nil, nil, 0)) }},
+	{"Iallgather", true, func() error { return noReq(Iallgather[int](nil, nil, nil)) }},
+	{"IallgatherInPlace", true, func() error { return noReq(IallgatherInPlace[int](nil, nil)) }},
+	{"Iallgatherv", true, func() error { return noReq(Iallgatherv[int](nil, nil, nil, nil, nil)) }},
+	{"IallgathervInPlace", true, func() error { return noReq(IallgathervInPlace[int](nil, nil, nil, nil)) }},
+	{"Ialltoall", true, func() error { return noReq(Ialltoall[int](nil, nil, nil)) }},
+	{"IalltoallInPlace", true, func() error { return noReq(IalltoallInPlace[int](nil, nil)) }},
+	{"Ialltoallv", true, func() error { return noReq(Ialltoallv[int](nil, nil, nil, nil, nil, nil, nil)) }},
+	{"IalltoallvInPlace", true, func() error { return noReq(IalltoallvInPlace[int](nil, nil, nil, nil)) }},
+	{"IreduceScatter", true, func() error { return noReq(IreduceScatter[int](nil, nil, nil, nil, Op{})) }},
+	{"IreduceScatterInPlace", true, func() error { return noReq(IreduceScatterInPlace[int](nil, nil, nil, Op{})) }},
+	{"IreduceScatterBlock", true, func() error { return noReq(IreduceScatterBlock[int](nil, nil, nil, Op{})) }},
+	{"IreduceScatterBlockInPlace", true, func() error { return noReq(IreduceScatterBlockInPlace[int](nil, nil, Op{})) }},
+	{"Iscan", true, func() error { return noReq(Iscan[int](nil, nil, nil, Op{})) }},
+	{"IscanInPlace", true, func() error { return noReq(IscanInPlace[int](nil, nil, Op{})) }},
+	{"Iexscan", true, func() error { return noReq(Iexscan[int](nil, nil, nil, Op{})) }},
+	{"IexscanInPlace", true, func() error { return noReq(IexscanInPlace[int](nil, nil, Op{})) }},
+
 	// Groups (nil is MPI_GROUP_NULL; calls without an error result treat
 	// it as the empty group).
 	{"Group.Size", false, func() error { return want((*Group)(nil).Size(), 0) }},
@@ -321,4 +354,12 @@ func TestNilGroupBesideLiveOne(t *testing.T) {
 		}
 		return odd.Free()
 	})
+}
+
+// noReq is the error of a nonblocking call that must fail without a request.
+func noReq(q *Request, err error) error {
+	if q != nil {
+		return errors.New("a request for a failed start")
+	}
+	return err
 }

@@ -140,6 +140,18 @@ func TestBcastTruncationAcrossProcesses(t *testing.T) {
 	}
 }
 
+// TestNonblockingCollectivesAcrossProcesses: nonblocking collectives and
+// an Idup outstanding together, progressed by a blocked Recv, over shared
+// memory and TCP, with several ranks per process, and predicted (virtual
+// ranks over two processes, computation measured).
+func TestNonblockingCollectivesAcrossProcesses(t *testing.T) {
+	for _, env := range [][]string{nil, tcp} {
+		wantRing(t, gorun(t, env, "-np", "4", "-timeout", "20s", jobProg, "-mode", "nbc"), 4)
+	}
+	wantRing(t, gorun(t, nil, "-np", "2", "-ranks", "5", "-timeout", "20s", jobProg, "-mode", "nbc"), 5)
+	wantRing(t, gorun(t, nil, "-np", "2", "-virtual", "6", "-timeout", "20s", jobProg, "-mode", "nbc"), 6)
+}
+
 // TestPollingEveryTestVariant completes traffic by polling only (Test,
 // Testany, Testsome, Testall; eager and rendezvous sizes; a truncating
 // receive each round: the job's poll mode) over TCP, with spinning ranks

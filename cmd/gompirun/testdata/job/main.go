@@ -20,7 +20,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, poll, p2pextra, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, env")
+	mode := flag.String("mode", "ring", "ring, poll, p2pextra, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, nbc, env")
 	rounds := flag.Int("rounds", 64, "rounds of the poll mode")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
@@ -55,6 +55,8 @@ func main() {
 			return hang(c)
 		case "bcasttrunc":
 			return bcastTruncated(c)
+		case "nbc":
+			return nbc(c)
 		case "nonewline":
 			// A last line without its newline, from every rank.
 			fmt.Printf("rank %d", c.Rank())
