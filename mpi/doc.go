@@ -25,6 +25,7 @@
 //	comm.go, group.go      communicators and groups
 //	topo*.go               process topologies: DimsCreate, Cartesian grids, distributed graphs
 //	coll_neighbor.go       neighbour collectives over a communicator's topology
+//	coll_neighbor_nonblocking.go  their nonblocking forms (Ineighbor...)
 //	world.go, calls.go     a process's ranks; the user-level call each is in (deadlock reports)
 //	clock.go, virtual.go   the engine's event points and their virtual-time clock (vtime)
 //	virtual_stall.go,      Algorithm 2's stalls, within a process and job-wide through gompirun

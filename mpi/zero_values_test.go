@@ -148,6 +148,12 @@ var zeroCalls = []struct {
 	{"NeighborAllgatherv", true, func() error { return NeighborAllgatherv[int](nil, nil, nil, nil, nil) }},
 	{"NeighborAlltoall", true, func() error { return NeighborAlltoall[int](nil, nil, nil) }},
 	{"NeighborAlltoallv", true, func() error { return NeighborAlltoallv[int](nil, nil, nil, nil, nil, nil, nil) }},
+	{"IneighborAllgather", true, func() error { return noReq(IneighborAllgather[int](nil, nil, nil)) }},
+	{"IneighborAllgatherv", true, func() error { return noReq(IneighborAllgatherv[int](nil, nil, nil, nil, nil)) }},
+	{"IneighborAlltoall", true, func() error { return noReq(IneighborAlltoall[int](nil, nil, nil)) }},
+	{"IneighborAlltoallv", true, func() error {
+		return noReq(IneighborAlltoallv[int](nil, nil, nil, nil, nil, nil, nil))
+	}},
 
 	// Nonblocking collectives: the blocking forms' errors, no request.
 	{"Comm.Idup", true, func() error { _, _, err := (*Comm)(nil).Idup(); return err }},
