@@ -29,6 +29,9 @@ func (q *Request) Wait() (Status, error) {
 		if q.r.traceEnterWait() {
 			defer q.r.traceLeave()
 		}
+		if q.r.rec != nil {
+			q.r.rec.noteWait([]*Request{q})
+		}
 	}
 	return q.wait()
 }
@@ -51,6 +54,9 @@ func (q *Request) Test() (bool, Status, error) {
 	}
 	if q.r.traceTest(callTest) {
 		defer q.r.traceLeave()
+	}
+	if q.r.rec != nil {
+		q.r.rec.noteWait([]*Request{q})
 	}
 	if q.r.virtual {
 		reqs := []*Request{q}
@@ -119,6 +125,9 @@ func Waitall(reqs []*Request) ([]Status, error) {
 		r.call = userCall{op: callWaitall}
 		if r.traceEnterWait() {
 			defer r.traceLeave()
+		}
+		if r.rec != nil {
+			r.rec.noteWait(reqs)
 		}
 	}
 	return waitall(reqs)
@@ -202,6 +211,9 @@ func Waitany(reqs []*Request) (int, Status, error) {
 	r.call = userCall{op: callWaitany}
 	if r.traceEnterWait() {
 		defer r.traceLeave()
+	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
 	}
 	if r.virtual {
 		i := r.waitFirst(reqs, false)[0] // virtual_waitany.go
@@ -288,6 +300,9 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	if r.traceTest(callTestany) {
 		defer r.traceLeave()
 	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
+	}
 	if r.virtual {
 		idx := r.testVirtual(reqs, func() bool { return lowestKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int {
 			now, _ := r.clock.Now()
@@ -322,6 +337,9 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 	if r.traceEnterWait() {
 		defer r.traceLeave()
 	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
+	}
 	if r.virtual {
 		return collectIdx(reqs, r.waitFirst(reqs, true)) // virtual_waitany.go
 	}
@@ -338,6 +356,9 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 	}
 	if r.traceTest(callTestsome) {
 		defer r.traceLeave()
+	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
 	}
 	if r.virtual {
 		return collectIdx(reqs, r.testVirtual(reqs, func() bool { return allKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int { return knownIdx(reqs) }))
@@ -387,6 +408,9 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 	}
 	if r.traceTest(callTestall) {
 		defer r.traceLeave()
+	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
 	}
 	if r.virtual {
 		if r.testVirtual(reqs, func() bool { return allKnown(reqs) }, func() []int { return nonNil(reqs) }) == nil {

@@ -1,0 +1,179 @@
+package mpi
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/vtime"
+)
+
+// replayProgram exercises every family a record holds: point-to-point
+// (blocking, nonblocking, Sendrecv), collectives with and without
+// reductions, v-variants, new communicators and Free, and Elapse.
+func replayProgram(c *Comm) error {
+	n, me := c.Size(), c.Rank()
+	right, left := (me+1)%n, (me+n-1)%n
+	big := make([]float64, 5000) // above the eager limit: rendezvous
+	small := make([]int32, 3)
+	c.Elapse(time.Duration(me+1) * time.Microsecond)
+	if peer := me ^ 1; peer < n {
+		if me%2 == 0 {
+			if err := Send(c, big, peer, 1); err != nil {
+				return err
+			}
+			if _, err := Recv(c, small, peer, 2); err != nil {
+				return err
+			}
+		} else {
+			if _, err := Recv(c, big, peer, 1); err != nil {
+				return err
+			}
+			if err := Ssend(c, small, peer, 2); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := Sendrecv(c, small, right, 3, small, left, 3); err != nil {
+		return err
+	}
+	rq, err := Irecv(c, big[:100*(left%3+1)], left, 4)
+	if err != nil {
+		return err
+	}
+	sq, err := Isend(c, big[:100*(me%3+1)], right, 4)
+	if err != nil {
+		return err
+	}
+	if _, err := Waitall([]*Request{rq, nil, sq}); err != nil {
+		return err
+	}
+	sub, err := c.Split(me%2, -me)
+	if err != nil {
+		return err
+	}
+	dup, err := c.Dup()
+	if err != nil {
+		return err
+	}
+	c.Elapse(time.Duration(3*me+2) * time.Microsecond)
+	if err := Bcast(c, big[:700], n-1); err != nil {
+		return err
+	}
+	if err := Allreduce(dup, big[:300], big[300:600], Sum); err != nil {
+		return err
+	}
+	if err := ReduceInPlace(sub, small, Max, 0); err != nil {
+		return err
+	}
+	if err := Allreduce(c, small, small, NewOp(func(in, inout []int32) {}, false)); err != nil {
+		return err
+	}
+	all := make([]int64, 2*n)
+	if err := Allgather(c, all[:2], all); err != nil {
+		return err
+	}
+	if err := Alltoall(dup, all, make([]int64, 2*n)); err != nil {
+		return err
+	}
+	counts, displs := make([]int, n), make([]int, n)
+	for i := range counts {
+		counts[i], displs[i] = i%3, 3*i
+	}
+	if err := Gatherv(c, make([]uint16, me%3), make([]uint16, 3*n), counts, displs, 0); err != nil {
+		return err
+	}
+	if err := Scan(c, big[:10], big[10:20], Prod); err != nil {
+		return err
+	}
+	if err := ReduceScatterBlock(c, make([]float32, 4*n), make([]float32, 4), Min); err != nil {
+		return err
+	}
+	loc := []ValIdx[float64]{{Val: float64(me), Idx: me}}
+	if err := AllreduceLocInPlace(c, loc, MaxLoc); err != nil {
+		return err
+	}
+	if err := sub.Barrier(); err != nil {
+		return err
+	}
+	if err := dup.Free(); err != nil {
+		return err
+	}
+	c.Elapse(time.Duration(me%4) * time.Millisecond)
+	return c.Barrier()
+}
+
+// recordRun predicts fn on n ranks of preset at cpuScale, recording it
+// into a new directory.
+func recordRun(t *testing.T, preset string, n int, cpuScale float64, fn func(*Comm) error) (*Virtual, string) {
+	t.Helper()
+	m, err := vtime.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVirtual(m, n, cpuScale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := v.Record(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Run(fn); err != nil {
+		t.Fatal(err)
+	}
+	return v, dir
+}
+
+// sameResults compares two predictions rank by rank, within rel (0: bit
+// for bit).
+func sameResults(t *testing.T, what string, a, b *Virtual, rel float64) {
+	t.Helper()
+	ra, rb := a.Results(), b.Results()
+	if len(ra) != len(rb) {
+		t.Fatalf("%s: %d ranks, replay %d", what, len(ra), len(rb))
+	}
+	close := func(x, y float64) bool {
+		if rel == 0 {
+			return x == y
+		}
+		return math.Abs(x-y) <= rel*math.Max(math.Abs(x), math.Abs(y))
+	}
+	for i := range ra {
+		x, y := ra[i], rb[i]
+		if !close(x.End, y.End) || !close(x.Computation, y.Computation) || !close(x.Communication, y.Communication) ||
+			!close(x.Waiting, y.Waiting) || x.Waits != y.Waits || x.Sent != y.Sent || x.SentBytes != y.SentBytes {
+			t.Fatalf("%s: rank %d: execution %+v\nreplay %+v", what, i, x, y)
+		}
+	}
+}
+
+// TestReplayEqualsExecution: replaying a record on the recording's
+// machine at cpu-scale 0 predicts what the execution-driven run predicted,
+// bit for bit, on every rank.
+func TestReplayEqualsExecution(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 11, 16, 17, 64} {
+		exec, dir := recordRun(t, "xsim-ethernet", n, 0, replayProgram)
+		if exec.Report().Predicted <= 0 {
+			t.Fatalf("n=%d: nothing predicted", n)
+		}
+		rec, err := OpenRecording(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Ranks() != n || rec.CPUScale() != 0 {
+			t.Fatalf("n=%d: recording of %d ranks at cpu scale %g", n, rec.Ranks(), rec.CPUScale())
+		}
+		for k := 0; k < 2; k++ { // and repeatable
+			rep, err := rec.Replay(nil, 0)
+			if err != nil {
+				t.Fatalf("n=%d: %v", n, err)
+			}
+			sameResults(t, fmt.Sprint("n=", n), exec, rep, 0)
+		}
+		if rec.TimingDependent() != 0 {
+			t.Fatalf("n=%d: %d timing-dependent calls in a deterministic program", n, rec.TimingDependent())
+		}
+	}
+}
