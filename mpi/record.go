@@ -281,17 +281,29 @@ func b2i(b bool) int64 {
 }
 
 // burstTap passes the bursts a rank's meter measures to its recorder as
-// well as to its clock.
+// well as to its clock. Only bursts that began are recorded: the clock
+// also ends a burst at every activity's start, inside the engine where
+// none runs, and how many activities a call has depends on the host's
+// timing (a message found unexpected is DR, one that arrives later is
+// dealt with in WT); the bursts that begin are those between the
+// engine's outermost brackets, the same in every run of the same calls.
 type burstTap struct {
 	vtime.Meter
 	rec *recorder
+	on  bool
+}
+
+func (t *burstTap) Begin() {
+	t.on = true
+	t.Meter.Begin()
 }
 
 func (t *burstTap) End() float64 {
 	d := t.Meter.End()
-	if t.rec != nil {
+	if t.on && t.rec != nil {
 		t.rec.burst(d)
 	}
+	t.on = false
 	return d
 }
 

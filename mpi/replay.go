@@ -159,15 +159,20 @@ func (rec *Recording) load() ([]*record.Stream, error) {
 }
 
 // scriptMeter is a rank's meter in a replay: each burst is the next one
-// the record holds.
+// the record holds (burstTap recorded them).
 type scriptMeter struct {
 	s    *record.Stream
 	next int // the next event to look at for a burst
+	on   bool
 }
 
-func (m *scriptMeter) Begin() {}
+func (m *scriptMeter) Begin() { m.on = true }
 
 func (m *scriptMeter) End() float64 {
+	if !m.on {
+		return 0 // an activity's start inside the engine: no burst (burstTap)
+	}
+	m.on = false
 	for ; m.next < m.s.Len(); m.next++ {
 		if m.s.Op(m.next) == record.Burst {
 			a := m.s.Args(m.next)

@@ -21,7 +21,7 @@ type player struct {
 	// every receive writes the one receive buffer, each grown to the
 	// largest message; nothing is allocated per message.
 	send, recv []byte
-	ev         int   // the event being played
+	ev         int // the event being played
 	args       []int64
 	bad        error // an argument list that does not fit its op
 }

@@ -177,3 +177,227 @@ func TestReplayEqualsExecution(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayMeasuredComputation: with measured computation the replay
+// charges the recorded bursts (times the CPU scale and the recorded
+// contention factor): equal to the execution-driven prediction within
+// 1e-9, and scaled by a replay at another CPU scale.
+func TestReplayMeasuredComputation(t *testing.T) {
+	work := func(c *Comm) error {
+		x := 0.0
+		for i := 0; i < 20000*(c.Rank()+1); i++ {
+			x += math.Sqrt(float64(i))
+		}
+		if x < 0 {
+			return fmt.Errorf("unreachable")
+		}
+		return replayProgram(c)
+	}
+	for _, n := range []int{1, 3, 8} {
+		exec, dir := recordRun(t, "xsim-ethernet-multicore", n, 1, work)
+		rec, err := OpenRecording(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rec.Replay(nil, rec.CPUScale())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResults(t, fmt.Sprint("n=", n), exec, rep, 1e-9)
+		double, err := rec.Replay(nil, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range double.Results() {
+			if want := 2 * rep.Results()[i].Computation; r.Computation < want*(1-1e-9)-2e-3 || r.Computation > want*(1+1e-9) {
+				// Elapse is not scaled: the replay at scale 2 adds the
+				// measured part once more.
+				elapsed := 2*rep.Results()[i].Computation - r.Computation
+				if elapsed < 0 || elapsed > 1e-2 {
+					t.Fatalf("n=%d rank %d: computation %v at scale 2, %v at 1", n, i, r.Computation, rep.Results()[i].Computation)
+				}
+			}
+		}
+	}
+}
+
+// TestReplayScriptedBursts: bursts from a scripted meter replay bit for
+// bit, contention factor included.
+func TestReplayScriptedBursts(t *testing.T) {
+	m, err := vtime.Preset("xsim-ethernet-multicore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 5, 16} {
+		v, err := NewVirtual(m, n, 1.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.SetHostConcurrency(2)
+		var bursts int
+		v.newMeter = func(id int) vtime.Meter { return &scriptedMeter{burst: 1e-4 * float64(id+1), bursts: &bursts} }
+		dir := t.TempDir()
+		if err := v.Record(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Run(replayProgram); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := OpenRecording(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rec.Replay(nil, 1.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResults(t, fmt.Sprint("n=", n), v, rep, 0)
+		if v.Results()[0].Computation == 0 {
+			t.Fatal("no computation measured")
+		}
+	}
+}
+
+// TestReplayOtherMachine: a record replays on every preset, repeatably,
+// and the prediction is the machine's own (here: it differs from the
+// recording's where the network does).
+func TestReplayOtherMachine(t *testing.T) {
+	exec, dir := recordRun(t, "xsim-ethernet", 16, 0, replayProgram)
+	rec, err := OpenRecording(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range vtime.Presets() {
+		m, err := vtime.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := rec.Replay(m, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, err := rec.Replay(m, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResults(t, name, a, b, 0)
+		if name == "tianhe1a" && a.Report().Predicted == exec.Report().Predicted {
+			t.Errorf("tianhe1a predicts what xsim-ethernet does: %v", a.Report().Predicted)
+		}
+		// The machine's own prediction of the program equals the replay.
+		direct := runVirtual(t, name, 16, replayProgram)
+		sameResults(t, name+" direct", direct, a, 0)
+	}
+}
+
+// farmProgram is a task farm: its matching depends on timing (AnySource
+// receives and probes, Waitany, Iprobe and Test loops).
+func farmProgram(c *Comm) error {
+	n, me := c.Size(), c.Rank()
+	const tasks = 3
+	if me == 0 {
+		buf := make([]int64, 4)
+		for i := 0; i < tasks*(n-1); i++ {
+			st, err := Recv(c, buf, AnySource, AnyTag)
+			if err != nil {
+				return err
+			}
+			if err := Send(c, buf[:1], st.Source, 9); err != nil {
+				return err
+			}
+		}
+		reqs := make([]*Request, n-1)
+		for i := range reqs {
+			var err error
+			if reqs[i], err = Irecv(c, make([]byte, 8), AnySource, 5); err != nil {
+				return err
+			}
+		}
+		for range reqs {
+			if _, _, err := Waitany(reqs); err != nil {
+				return err
+			}
+		}
+		for i := 1; i < n; i++ {
+			for {
+				ok, _, err := c.Iprobe(AnySource, 6)
+				if err != nil {
+					return err
+				}
+				if ok {
+					break
+				}
+				c.Elapse(time.Microsecond)
+			}
+			st, err := c.Probe(AnySource, 6)
+			if err != nil {
+				return err
+			}
+			if _, err := Recv(c, buf[:2], st.Source, 6); err != nil {
+				return err
+			}
+		}
+		return c.Barrier()
+	}
+	buf := make([]int64, 4)
+	for i := 0; i < tasks; i++ {
+		c.Elapse(time.Duration((me*7+i*13)%11+1) * time.Microsecond)
+		if err := Send(c, buf[:1+(me+i)%4], 0, i); err != nil {
+			return err
+		}
+		if _, err := Recv(c, buf[:1], 0, 9); err != nil {
+			return err
+		}
+	}
+	c.Elapse(time.Duration(n-me) * time.Microsecond)
+	if err := Send(c, buf[:1], 0, 5); err != nil {
+		return err
+	}
+	q, err := Isend(c, buf[:2], 0, 6)
+	if err != nil {
+		return err
+	}
+	for {
+		ok, _, err := q.Test()
+		if err != nil {
+			return err
+		}
+		if ok {
+			break
+		}
+		c.Elapse(time.Microsecond)
+	}
+	return c.Barrier()
+}
+
+// TestReplayTimingDependent: a program whose matching depends on timing
+// replays its recorded matching: on the recording's machine the
+// prediction is the execution-driven one, and the record says how many
+// calls were timing-dependent.
+func TestReplayTimingDependent(t *testing.T) {
+	for _, n := range []int{2, 3, 5, 9, 17} {
+		exec, dir := recordRun(t, "xsim-ethernet", n, 0, farmProgram)
+		rec, err := OpenRecording(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rec.Replay(nil, 0)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		sameResults(t, fmt.Sprint("n=", n), exec, rep, 0)
+		if rec.TimingDependent() < int64(3*(n-1)) {
+			t.Fatalf("n=%d: %d timing-dependent calls", n, rec.TimingDependent())
+		}
+		m, _ := vtime.Preset("tianhe1a")
+		a, err := rec.Replay(m, 0)
+		if err != nil {
+			t.Fatalf("n=%d on tianhe1a: %v", n, err)
+		}
+		b, err := rec.Replay(m, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResults(t, fmt.Sprint("n=", n, " tianhe1a"), a, b, 0)
+	}
+}

@@ -35,13 +35,13 @@ type Virtual struct {
 	err    error // a rank outside the placed job
 	clocks map[int]*virtualClock
 	first  time.Time // first E_Start in this process
+	last   time.Time // last E_End
 	// recordDir is where the ranks write their records (Record); "" when
 	// not recording.
 	recordDir string
 	// rankConcurrency, when set (a replay), is each rank's k_h instead of
 	// hostConcurrency: the recording's.
 	rankConcurrency func(id int) int
-	last   time.Time // last E_End
 }
 
 // NewVirtual places a job of ranks ranks on machine m. cpuScale multiplies
