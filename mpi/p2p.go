@@ -178,7 +178,10 @@ func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U
 	c.enter(callSendrecv, dest, source)
 	defer c.leave()
 	if rc := c.recording(); rc != nil {
-		rc.note(int64(sendtag), int64(len(sendbuf)*sizeOf[T]()), int64(recvtag), int64(len(recvbuf)*sizeOf[U]()))
+		rc.note(int64(sendtag))
+		rc.noteSize(int64(len(sendbuf) * sizeOf[T]()))
+		rc.note(int64(recvtag))
+		rc.noteSize(int64(len(recvbuf) * sizeOf[U]()))
 		defer func() { c.noteStatus(rst) }()
 	}
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"unsafe"
 
 	"github.com/gompi/gompi/internal/record"
 	"github.com/gompi/gompi/vtime"
@@ -145,6 +146,14 @@ func (rc *recorder) completions() {
 	rc.args[n] = int64(len(rc.args)-n-1) / 2
 }
 
+// noteSize appends a buffer's size in bytes.
+func (rc *recorder) noteSize(n int64) {
+	if rc.depth == 1 {
+		rc.args = append(rc.args, n)
+		rc.out.Buffer(n)
+	}
+}
+
 // note appends arguments to the call in progress.
 func (rc *recorder) note(v ...int64) {
 	if rc.depth == 1 {
@@ -226,7 +235,7 @@ func (c *Comm) recording() *recorder {
 // noteBytes records a call's buffer size in bytes.
 func noteBytes[T Numeric](c *Comm, buf []T) {
 	if rc := c.recording(); rc != nil {
-		rc.note(int64(len(buf) * sizeOf[T]()))
+		rc.noteSize(int64(len(buf) * sizeOf[T]()))
 	}
 }
 
@@ -250,6 +259,11 @@ func noteRed[T Numeric](c *Comm, op Op, inPlace bool, loc bool, count int) {
 			}
 		}
 		rc.note(int64(kindOf[T]()), code, commute, b2i(inPlace), b2i(loc), int64(count))
+		elem := sizeOf[T]()
+		if loc {
+			elem = int(unsafe.Sizeof(ValIdx[T]{}))
+		}
+		rc.out.Buffer(int64(count * elem))
 	}
 }
 
@@ -257,7 +271,9 @@ func noteRed[T Numeric](c *Comm, op Op, inPlace bool, loc bool, count int) {
 // bytes.
 func noteColl[T Numeric](c *Comm, inPlace bool, send, recv []T) {
 	if rc := c.recording(); rc != nil {
-		rc.note(b2i(inPlace), int64(len(send)*sizeOf[T]()), int64(len(recv)*sizeOf[T]()))
+		rc.note(b2i(inPlace))
+		rc.noteSize(int64(len(send) * sizeOf[T]()))
+		rc.noteSize(int64(len(recv) * sizeOf[T]()))
 	}
 }
 

@@ -104,6 +104,16 @@ func (pl *player) comm() *Comm {
 	return c
 }
 
+// size takes a buffer size, which the record's largest buffer bounds.
+func (pl *player) size() int {
+	n := pl.n()
+	if int64(n) > pl.s.MaxBytes {
+		pl.argErr(fmt.Sprintf("buffer of %d bytes; the record's largest is %d", n, pl.s.MaxBytes))
+		return 0
+	}
+	return n
+}
+
 // sendBuf and recvBuf are the scratch buffers cut to n bytes.
 func (pl *player) sendBuf(n int) []byte {
 	if n > len(pl.send) {
@@ -212,7 +222,7 @@ func (pl *player) call(op uint8) error {
 	}
 	switch o := callOp(op); o {
 	case callSend, callSsend, callIsend, callIssend:
-		buf := pl.sendBuf(pl.n())
+		buf := pl.sendBuf(pl.size())
 		switch o {
 		case callSend:
 			return Send(c, buf, a, b)
@@ -229,7 +239,7 @@ func (pl *player) call(op uint8) error {
 		pl.track(q)
 		return err
 	case callIrecv:
-		buf := pl.recvBuf(pl.n())
+		buf := pl.recvBuf(pl.size())
 		id := pl.int()
 		if a == AnySource {
 			if src, ok := pl.anySrc[id]; ok && src >= 0 {
@@ -242,15 +252,15 @@ func (pl *player) call(op uint8) error {
 		}
 		return err
 	case callRecv:
-		buf := pl.recvBuf(pl.n())
+		buf := pl.recvBuf(pl.size())
 		if src := pl.rank(); a == AnySource && src >= 0 {
 			a = src
 		}
 		_, err := Recv(c, buf, a, b)
 		return err
 	case callSendrecv:
-		stag, sbuf := pl.rank(), pl.sendBuf(pl.n())
-		rtag, rbuf := pl.rank(), pl.recvBuf(pl.n())
+		stag, sbuf := pl.rank(), pl.sendBuf(pl.size())
+		rtag, rbuf := pl.rank(), pl.recvBuf(pl.size())
 		if src := pl.rank(); b == AnySource && src >= 0 {
 			b = src
 		}
@@ -271,7 +281,7 @@ func (pl *player) call(op uint8) error {
 	case callBarrier:
 		return c.Barrier()
 	case callBcast:
-		return Bcast(c, pl.recvBuf(pl.n()), a)
+		return Bcast(c, pl.recvBuf(pl.size()), a)
 	case callReduce, callAllreduce, callScan, callExscan, callReduceScatter, callReduceScatterBlock:
 		return pl.reduction(c, o, a)
 	case callGather, callScatter, callAllgather, callAlltoall,
@@ -360,7 +370,7 @@ func (pl *player) newComm(c *Comm, o callOp) error {
 // only sizes matter, and counts and displacements were recorded in bytes.
 func (pl *player) collective(c *Comm, o callOp, root int) error {
 	inPlace := pl.int() != 0
-	sn, rn := pl.n(), pl.n()
+	sn, rn := pl.size(), pl.size()
 	if pl.bad != nil {
 		return nil
 	}
@@ -475,6 +485,9 @@ func replayRed[T Numeric](pl *player, c *Comm, o callOp, root int) error {
 	code, commute := opCode(pl.int()), pl.int() != 0
 	inPlace, loc := pl.int() != 0, pl.int() != 0
 	count := pl.n()
+	if int64(count)*int64(sizeOf[T]()) > pl.s.MaxBytes || loc && int64(count)*int64(unsafe.Sizeof(ValIdx[T]{})) > pl.s.MaxBytes {
+		pl.argErr(fmt.Sprintf("%d elements; the record's largest buffer is %d bytes", count, pl.s.MaxBytes))
+	}
 	var counts []int
 	if o == callReduceScatter {
 		counts = pl.list()

@@ -8,11 +8,13 @@
 //	header:  uvarint format version, uvarint rank, uvarint ranks,
 //	         uvarint host concurrency (k_h, for the contention factor)
 //	events:  byte op (never 0), uvarint n, n zigzag varints
-//	trailer: byte 0, uvarint events, uvarint timing-dependent calls
+//	trailer: byte 0, uvarint events, uvarint timing-dependent calls,
+//	         uvarint largest buffer (bytes)
 //
 // What an event's integers mean depends on its op, which the writer (the
 // mpi package) defines; this package only frames them. A burst is an
-// event of op Burst whose one integer is the float64's bits. The decoder
+// event of op Burst whose one integer is the float64's bits. The largest
+// buffer bounds what a replay allocates for a corrupt size. The decoder
 // reports corruption and truncation as "FILE: offset N: what", N counting
 // bytes of the decompressed stream, and never allocates more than the data
 // it has read justifies.
@@ -67,6 +69,7 @@ type Writer struct {
 	buf       []byte
 	events    int64
 	sensitive int64
+	maxBytes  int64
 }
 
 // Event appends one event.
@@ -87,6 +90,10 @@ func (w *Writer) Burst(d float64) {
 // Sensitive counts a call whose outcome depended on timing (AnySource,
 // probes, tests): the trailer says how many there were.
 func (w *Writer) Sensitive() { w.sensitive++ }
+
+// Buffer notes a buffer of n bytes the rank used: the trailer keeps the
+// largest.
+func (w *Writer) Buffer(n int64) { w.maxBytes = max(w.maxBytes, n) }
 
 // Len is the number of events so far.
 func (w *Writer) Len() int64 { return w.events }
@@ -112,6 +119,7 @@ func (w *Writer) WriteFile(path string, h Header) error {
 	z.Write(w.buf)
 	tr := binary.AppendUvarint([]byte{0}, uint64(w.events))
 	tr = binary.AppendUvarint(tr, uint64(w.sensitive))
+	tr = binary.AppendUvarint(tr, uint64(w.maxBytes))
 	z.Write(tr)
 	err = z.Close()
 	if err == nil {
@@ -134,6 +142,7 @@ type Reader struct {
 	header    Header
 	events    int64
 	sensitive int64
+	maxBytes  int64
 	done      bool
 }
 
@@ -257,6 +266,13 @@ func (d *Reader) trailer() error {
 	if err != nil {
 		return err
 	}
+	mb, err := d.uvarint("trailer")
+	if err != nil {
+		return err
+	}
+	if mb > math.MaxInt64 {
+		return d.errorf("trailer: largest buffer %d", mb)
+	}
 	if int64(n) != d.events {
 		return d.errorf("trailer counts %d events, the file has %d", n, d.events)
 	}
@@ -265,7 +281,7 @@ func (d *Reader) trailer() error {
 	} else if !errors.Is(err, io.EOF) {
 		return d.fail("end of file", err)
 	}
-	d.sensitive, d.done = int64(s), true
+	d.sensitive, d.maxBytes, d.done = int64(s), int64(mb), true
 	return io.EOF
 }
 
@@ -274,6 +290,7 @@ func (d *Reader) trailer() error {
 type Stream struct {
 	Header
 	Sensitive int64 // the trailer's count of timing-dependent calls
+	MaxBytes  int64 // the trailer's largest buffer
 	ops       []uint8
 	ends      []int // Args(i) is args[ends[i-1]:ends[i]]
 	args      []int64
@@ -315,7 +332,7 @@ func Decode(name string, r io.Reader) (*Stream, error) {
 	for {
 		e, err := d.Next()
 		if err == io.EOF {
-			s.Sensitive = d.Sensitive()
+			s.Sensitive, s.MaxBytes = d.Sensitive(), d.maxBytes
 			return s, nil
 		}
 		if err != nil {
