@@ -146,4 +146,3 @@ func FuzzReplayEvents(f *testing.F) {
 		rec.Replay(nil, 0)
 	})
 }
-
