@@ -174,11 +174,11 @@ func (m *scriptMeter) End() float64 {
 	}
 	m.on = false
 	for ; m.next < m.s.Len(); m.next++ {
-		if m.s.Op(m.next) == record.Burst {
+		if op := m.s.Op(m.next); op == record.Burst || op == record.BurstNS {
 			a := m.s.Args(m.next)
 			m.next++
 			if len(a) == 1 {
-				return record.BurstSeconds(a[0])
+				return record.BurstSeconds(op, a[0])
 			}
 			return 0
 		}

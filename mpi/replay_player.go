@@ -35,7 +35,7 @@ func (pl *player) argErr(what string) {
 
 func opName(op uint8) string {
 	switch op {
-	case record.Burst:
+	case record.Burst, record.BurstNS:
 		return "burst"
 	case record.Elapse:
 		return "Elapse"
@@ -136,7 +136,7 @@ func (pl *player) play() error {
 	pl.matched()
 	for pl.ev = 0; pl.ev < pl.s.Len(); pl.ev++ {
 		op := pl.s.Op(pl.ev)
-		if op == record.Burst {
+		if op == record.Burst || op == record.BurstNS {
 			continue // the meter's (scriptMeter)
 		}
 		pl.args = pl.s.Args(pl.ev)

@@ -28,9 +28,9 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE]] [-trace FILE [-trace-ranks R] [-trace-max N]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE] [-record DIR]] [-trace FILE [-trace-ranks R] [-trace-max N]] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
-	" | gompirun -print-machine NAME|FILE"
+	" | gompirun -replay DIR [-machine M[,M...]] [-cpu-scale F] [-report FILE] | gompirun -print-machine NAME|FILE"
 
 // options are the parsed command line.
 type options struct {
@@ -51,6 +51,13 @@ type options struct {
 	report      string
 	plot        string
 	virt        *virtualRun
+
+	// -record DIR: the processes record their ranks' calls there;
+	// -replay DIR: predict that record instead of running a program
+	// (replay.go).
+	record string
+	replay string
+	rep    *replayRun
 
 	// -trace FILE: the timeline (trace.go); nil otherwise.
 	traceFile string
@@ -93,6 +100,8 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
+	fs.StringVar(&o.record, "record", "", "-virtual: record each rank's MPI calls and computation into this directory, for -replay")
+	fs.StringVar(&o.replay, "replay", "", "predict the program recorded in this directory (-record) on -machine, without running it; -machine A,B,... compares machines")
 	fs.StringVar(&o.traceFile, "trace", "", "write the timeline of the run to this file in the Chrome trace event format (virtual or host time)")
 	traceRanks := fs.String("trace-ranks", "all", "-trace: the ranks traced, such as 0-15,32")
 	traceMax := fs.Int("trace-max", defaultTraceMax, "-trace: the most events kept (shared by the traced ranks); past it the trace is truncated")
@@ -128,6 +137,15 @@ func parse(args []string) (*options, error) {
 		}
 		return o, nil
 	}
+	if set["replay"] {
+		if o.replay == "" {
+			return nil, errors.New("-replay: empty directory name")
+		}
+		if o.rep, err = parseReplay(o, set, fs.NArg()); err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
 	if set["virtual"] {
 		var err error
 		if o.virtual, o.sweep, err = parseVirtual(*virtual); err != nil {
@@ -160,6 +178,9 @@ func parse(args []string) (*options, error) {
 		return nil, err
 	}
 	if o.trace, err = prepareTrace(o, *traceRanks, *traceMax, set); err != nil {
+		return nil, err
+	}
+	if err := prepareRecord(o, set); err != nil {
 		return nil, err
 	}
 	if o.timeout < 0 {
@@ -337,6 +358,9 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(0)
+	}
+	if o.rep != nil {
+		os.Exit(runReplay(o.rep, os.Stderr))
 	}
 	signals() // from here on, SIGINT and SIGTERM stop whatever stage runs
 	exe, err := resolve(o.prog)

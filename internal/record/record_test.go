@@ -56,8 +56,8 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if BurstSeconds(s.Args(1)[0]) != 1.5e-6 {
-		t.Fatalf("burst %v", BurstSeconds(s.Args(1)[0]))
+	if BurstSeconds(s.Op(1), s.Args(1)[0]) != 1.5e-6 {
+		t.Fatalf("burst %v", BurstSeconds(s.Op(1), s.Args(1)[0]))
 	}
 }
 
