@@ -178,7 +178,9 @@ func (c *Comm) Dup() (nc *Comm, err error) {
 	}
 	c.enter(callDup, 0, 0)
 	defer c.leave()
-	defer c.noteComm(&nc)
+	if c.recording() != nil {
+		defer c.noteComm(&nc)
+	}
 	id, err := c.agreeContext()
 	if err != nil {
 		return nil, err

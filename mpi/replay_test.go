@@ -234,8 +234,7 @@ func TestReplayScriptedBursts(t *testing.T) {
 			t.Fatal(err)
 		}
 		v.SetHostConcurrency(2)
-		var bursts int
-		v.newMeter = func(id int) vtime.Meter { return &scriptedMeter{burst: 1e-4 * float64(id+1), bursts: &bursts} }
+		v.newMeter = func(id int) vtime.Meter { return &scriptedMeter{burst: 1e-4 * float64(id+1), bursts: new(int)} }
 		dir := t.TempDir()
 		if err := v.Record(dir); err != nil {
 			t.Fatal(err)
