@@ -86,6 +86,7 @@ func (r *rank) drainBsend() error {
 // for the receiver. No buffer attached, or too little room left in it for
 // len(buf) bytes plus BsendOverhead, is a ClassBuffer error.
 func Bsend[T Numeric](c *Comm, buf []T, dest, tag int) error {
+	c.unrecordable(unrecBsend) // a record cannot hold it yet (record.go)
 	if c == nil {
 		return errorf(ClassComm, "null communicator")
 	}
@@ -98,6 +99,7 @@ func Bsend[T Numeric](c *Comm, buf []T, dest, tag int) error {
 // Ibsend is the nonblocking Bsend (MPI_Ibsend). As in MPICH the request is
 // complete once the message is in the buffer, which is when Ibsend returns.
 func Ibsend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	c.unrecordable(unrecBsend) // a record cannot hold it yet (record.go)
 	if c.traceCall(callIsend, dest, tag) {
 		defer c.leave()
 	}
@@ -208,10 +210,12 @@ func (b *bsendBuffer) insert(s bsendSeg) {
 // standard-mode send; a receive posted late is not detected as an error,
 // the message simply waits for it.
 func Rsend[T Numeric](c *Comm, buf []T, dest, tag int) error {
+	c.unrecordable(unrecBsend) // a record cannot hold it yet (record.go)
 	return Send(c, buf, dest, tag)
 }
 
 // Irsend is the nonblocking Rsend (MPI_Irsend): Isend, as in MPICH.
 func Irsend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	c.unrecordable(unrecBsend) // a record cannot hold it yet (record.go)
 	return Isend(c, buf, dest, tag)
 }

@@ -94,6 +94,9 @@ func (c *Comm) enter(op callOp, a, b int) {
 		if c.r.trace != nil {
 			c.r.traceEnter(c.r.call) // its end: the leave deferred after every enter (trace.go)
 		}
+		if c.r.rec != nil {
+			c.r.rec.enter(op, c, int32(a), int32(b)) // the record reads the same stream (record.go)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ package mpi
 func Allgather[T Numeric](c *Comm, send, recv []T) error {
 	c.enter(callAllgather, 0, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -22,6 +23,7 @@ func Allgather[T Numeric](c *Comm, send, recv []T) error {
 func AllgatherInPlace[T Numeric](c *Comm, buf []T) error {
 	c.enter(callAllgather, 0, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -38,6 +40,9 @@ func AllgatherInPlace[T Numeric](c *Comm, buf []T) error {
 func Allgatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int) error {
 	c.enter(callAllgatherv, 0, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
+	noteInts(c, counts, sizeOf[T]())
+	noteInts(c, displs, sizeOf[T]())
 	return allgatherv(c, send, recv, counts, displs, false)
 }
 
@@ -46,6 +51,9 @@ func Allgatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int) error 
 func AllgathervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int) error {
 	c.enter(callAllgatherv, 0, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
+	noteInts(c, counts, sizeOf[T]())
+	noteInts(c, displs, sizeOf[T]())
 	return allgatherv(c, nil, buf, counts, displs, true)
 }
 

@@ -6,6 +6,7 @@ package mpi
 func Alltoall[T Numeric](c *Comm, send, recv []T) error {
 	c.enter(callAlltoall, 0, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -28,6 +29,7 @@ func Alltoall[T Numeric](c *Comm, send, recv []T) error {
 func AlltoallInPlace[T Numeric](c *Comm, buf []T) error {
 	c.enter(callAlltoall, 0, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -190,6 +192,11 @@ func (c *Comm) alltoallReplace(blk func(j int) []byte, maxb int) error {
 func Alltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv []T, recvCounts, recvDispls []int) error {
 	c.enter(callAlltoallv, 0, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
+	noteInts(c, sendCounts, sizeOf[T]())
+	noteInts(c, sendDispls, sizeOf[T]())
+	noteInts(c, recvCounts, sizeOf[T]())
+	noteInts(c, recvDispls, sizeOf[T]())
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -223,6 +230,9 @@ func Alltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv 
 func AlltoallvInPlace[T Numeric](c *Comm, buf []T, counts, displs []int) error {
 	c.enter(callAlltoallv, 0, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
+	noteInts(c, counts, sizeOf[T]())
+	noteInts(c, displs, sizeOf[T]())
 	if err := c.begin(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package mpi
 func Bcast[T Numeric](c *Comm, buf []T, root int) error {
 	c.enter(callBcast, root, 0)
 	defer c.leave()
+	noteBytes(c, buf)
 	return c.bcast(asBytes(buf), root)
 }
 

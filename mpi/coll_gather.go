@@ -6,6 +6,7 @@ package mpi
 func Gather[T Numeric](c *Comm, send, recv []T, root int) error {
 	c.enter(callGather, root, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
 	var out []byte
 	if c != nil && c.rank == root {
 		need := c.Size() * len(send)
@@ -23,6 +24,7 @@ func Gather[T Numeric](c *Comm, send, recv []T, root int) error {
 func GatherInPlace[T Numeric](c *Comm, buf []T, root int) error {
 	c.enter(callGather, root, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
 	if c != nil && c.rank == root {
 		if err := c.begin(); err != nil {
 			return err
@@ -97,6 +99,7 @@ func subtree(rel, n int) int {
 func Scatter[T Numeric](c *Comm, send, recv []T, root int) error {
 	c.enter(callScatter, root, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
 	var in []byte
 	if c != nil && c.rank == root {
 		need := c.Size() * len(recv)
@@ -114,6 +117,7 @@ func Scatter[T Numeric](c *Comm, send, recv []T, root int) error {
 func ScatterInPlace[T Numeric](c *Comm, buf []T, root int) error {
 	c.enter(callScatter, root, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
 	if c != nil && c.rank == root {
 		if err := c.begin(); err != nil {
 			return err
@@ -203,6 +207,9 @@ func checkV(what string, n int, counts, displs []int, blen int) error {
 func Gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int) error {
 	c.enter(callGatherv, root, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
+	noteInts(c, counts, sizeOf[T]())
+	noteInts(c, displs, sizeOf[T]())
 	return gatherv(c, send, recv, counts, displs, root, false)
 }
 
@@ -211,6 +218,9 @@ func Gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int)
 func GathervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int, root int) error {
 	c.enter(callGatherv, root, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
+	noteInts(c, counts, sizeOf[T]())
+	noteInts(c, displs, sizeOf[T]())
 	return gatherv(c, buf, buf, counts, displs, root, true)
 }
 
@@ -260,6 +270,9 @@ func gatherv[T Numeric](c *Comm, send, recv []T, counts, displs []int, root int,
 func Scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root int) error {
 	c.enter(callScatterv, root, 0)
 	defer c.leave()
+	noteColl(c, false, send, recv)
+	noteInts(c, counts, sizeOf[T]())
+	noteInts(c, displs, sizeOf[T]())
 	return scatterv(c, send, counts, displs, recv, root, false)
 }
 
@@ -269,6 +282,9 @@ func Scatterv[T Numeric](c *Comm, send []T, counts, displs []int, recv []T, root
 func ScattervInPlace[T Numeric](c *Comm, buf []T, counts, displs []int, root int) error {
 	c.enter(callScatterv, root, 0)
 	defer c.leave()
+	noteColl(c, true, buf, nil)
+	noteInts(c, counts, sizeOf[T]())
+	noteInts(c, displs, sizeOf[T]())
 	return scatterv(c, buf, counts, displs, buf, root, true)
 }
 

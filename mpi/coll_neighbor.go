@@ -111,6 +111,7 @@ func byteLayout(counts, displs []int, n, size int) (bc, bd []int) {
 // (MPI_Neighbor_allgather). recv must hold one block per source; blocks of
 // ProcNull neighbours are left untouched.
 func NeighborAllgather[T Numeric](c *Comm, send, recv []T) error {
+	c.unrecordable(unrecNeighbor) // a record cannot hold it yet (record.go)
 	c.enter(callNeighborAllgather, 0, 0)
 	defer c.leave()
 	t, err := c.neighborTopo("NeighborAllgather")
@@ -131,6 +132,7 @@ func NeighborAllgather[T Numeric](c *Comm, send, recv []T) error {
 // source: neighbour i's block goes to recv[recvDispls[i]:][:recvCounts[i]]
 // (MPI_Neighbor_allgatherv).
 func NeighborAllgatherv[T Numeric](c *Comm, send, recv []T, recvCounts, recvDispls []int) error {
+	c.unrecordable(unrecNeighbor) // a record cannot hold it yet (record.go)
 	c.enter(callNeighborAllgatherv, 0, 0)
 	defer c.leave()
 	t, err := c.neighborTopo("NeighborAllgatherv")
@@ -155,6 +157,7 @@ func NeighborAllgatherv[T Numeric](c *Comm, send, recv []T, recvCounts, recvDisp
 // destinations the block size is len(recv) / (number of sources). Blocks of
 // ProcNull neighbours are neither sent nor touched.
 func NeighborAlltoall[T Numeric](c *Comm, send, recv []T) error {
+	c.unrecordable(unrecNeighbor) // a record cannot hold it yet (record.go)
 	c.enter(callNeighborAlltoall, 0, 0)
 	defer c.leave()
 	t, err := c.neighborTopo("NeighborAlltoall")
@@ -189,6 +192,7 @@ func NeighborAlltoall[T Numeric](c *Comm, send, recv []T) error {
 // destination k, and source i's block goes to
 // recv[recvDispls[i]:][:recvCounts[i]] (MPI_Neighbor_alltoallv).
 func NeighborAlltoallv[T Numeric](c *Comm, send []T, sendCounts, sendDispls []int, recv []T, recvCounts, recvDispls []int) error {
+	c.unrecordable(unrecNeighbor) // a record cannot hold it yet (record.go)
 	c.enter(callNeighborAlltoallv, 0, 0)
 	defer c.leave()
 	t, err := c.neighborTopo("NeighborAlltoallv")

@@ -12,6 +12,8 @@ import (
 func ReduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op) error {
 	c.enter(callReduceScatter, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, false, false, len(send))
+	noteInts(c, counts, 1)
 	return reduceScatter(c, send, recv, counts, op, "ReduceScatter")
 }
 
@@ -21,6 +23,8 @@ func ReduceScatter[T Numeric](c *Comm, send, recv []T, counts []int, op Op) erro
 func ReduceScatterInPlace[T Numeric](c *Comm, buf []T, counts []int, op Op) error {
 	c.enter(callReduceScatter, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, true, false, len(buf))
+	noteInts(c, counts, 1)
 	return reduceScatter(c, buf, buf, counts, op, "ReduceScatterInPlace")
 }
 
@@ -29,6 +33,7 @@ func ReduceScatterInPlace[T Numeric](c *Comm, buf []T, counts []int, op Op) erro
 func ReduceScatterBlock[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callReduceScatterBlock, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, false, false, len(send))
 	if err := c.begin(); err != nil {
 		return err
 	}
@@ -41,6 +46,7 @@ func ReduceScatterBlock[T Numeric](c *Comm, send, recv []T, op Op) error {
 func ReduceScatterBlockInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callReduceScatterBlock, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, true, false, len(buf))
 	if err := c.begin(); err != nil {
 		return err
 	}

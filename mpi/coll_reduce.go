@@ -6,6 +6,7 @@ package mpi
 func Reduce[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
 	c.enter(callReduce, root, 0)
 	defer c.leave()
+	noteRed[T](c, op, false, false, len(send))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -26,6 +27,7 @@ func Reduce[T Numeric](c *Comm, send, recv []T, op Op, root int) error {
 func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
 	c.enter(callReduce, root, 0)
 	defer c.leave()
+	noteRed[T](c, op, true, false, len(buf))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -42,6 +44,7 @@ func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
 func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callAllreduce, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, false, false, len(send))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -57,6 +60,7 @@ func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
 func AllreduceInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callAllreduce, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, true, false, len(buf))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ package mpi
 func Scan[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callScan, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, false, false, len(send))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -21,6 +22,7 @@ func Scan[T Numeric](c *Comm, send, recv []T, op Op) error {
 func ScanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callScan, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, true, false, len(buf))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -34,6 +36,7 @@ func ScanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 func Exscan[T Numeric](c *Comm, send, recv []T, op Op) error {
 	c.enter(callExscan, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, false, false, len(send))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err
@@ -48,6 +51,7 @@ func Exscan[T Numeric](c *Comm, send, recv []T, op Op) error {
 func ExscanInPlace[T Numeric](c *Comm, buf []T, op Op) error {
 	c.enter(callExscan, 0, 0)
 	defer c.leave()
+	noteRed[T](c, op, true, false, len(buf))
 	rd, err := reductionFor[T](op)
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"sort"
 	"time"
+
+	"github.com/gompi/gompi/internal/record"
 )
 
 // Comm is a communicator (MPI_Comm) as held by one rank: a group, the rank's
@@ -100,6 +102,9 @@ func (c *Comm) Elapse(d time.Duration) {
 	if c == nil || d <= 0 {
 		return
 	}
+	if c.r.rec != nil {
+		c.r.rec.event(record.Elapse, int64(d))
+	}
 	if c.r.virtual {
 		c.r.clock.Elapse(d.Seconds())
 		return
@@ -165,6 +170,9 @@ func (c *Comm) Free() error {
 	if c.world {
 		return errorf(ClassComm, "the world communicator cannot be freed")
 	}
+	if c.r.rec != nil {
+		c.r.rec.event(record.Free, int64(c.ctx))
+	}
 	c.r.ctxUsed.clear(int(c.ctx / 2))
 	c.freed = true
 	c.topo = nil
@@ -173,12 +181,15 @@ func (c *Comm) Free() error {
 
 // Dup duplicates the communicator with a new context (MPI_Comm_dup).
 // Collective over c.
-func (c *Comm) Dup() (*Comm, error) {
+func (c *Comm) Dup() (nc *Comm, err error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
 	c.enter(callDup, 0, 0)
 	defer c.leave()
+	if c.recording() != nil {
+		defer c.noteComm(&nc)
+	}
 	id, err := c.agreeContext()
 	if err != nil {
 		return nil, err
@@ -191,7 +202,7 @@ func (c *Comm) Dup() (*Comm, error) {
 // Create makes a communicator of the members of g, which must be a subset
 // of c's group and the same on every rank of c (MPI_Comm_create). Collective
 // over c; ranks not in g get nil.
-func (c *Comm) Create(g *Group) (*Comm, error) {
+func (c *Comm) Create(g *Group) (nc *Comm, err error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -200,6 +211,13 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	}
 	c.enter(callCreate, 0, 0)
 	defer c.leave()
+	if rc := c.recording(); rc != nil {
+		rc.note(int64(g.n))
+		for i := 0; i < g.n; i++ {
+			rc.note(int64(g.worldRank(i)))
+		}
+		defer c.noteComm(&nc)
+	}
 	for i := 0; i < g.n; i++ {
 		if c.group.rankOf(g.worldRank(i)) == Undefined {
 			return nil, errorf(ClassGroup, "Create: group member %d (world rank %d) is not in the communicator", i, g.worldRank(i))
@@ -224,12 +242,16 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 // Split partitions c by color; within a color ranks are ordered by key, ties
 // broken by rank in c (MPI_Comm_split). A rank passing Undefined as color
 // gets nil. Collective over c.
-func (c *Comm) Split(color, key int) (*Comm, error) {
+func (c *Comm) Split(color, key int) (nc *Comm, err error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
 	c.enter(callSplit, 0, 0)
 	defer c.leave()
+	if rc := c.recording(); rc != nil {
+		rc.note(int64(color), int64(key))
+		defer c.noteComm(&nc)
+	}
 	if color < 0 && color != Undefined {
 		return nil, errorf(ClassArg, "Split: color %d must be non-negative or Undefined", color)
 	}

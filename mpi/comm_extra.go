@@ -22,6 +22,7 @@ const SplitTypeShared = 1
 // rank of an in-process world), in a virtual run the ranks of one node of
 // the target machine. A rank passing Undefined gets nil. Collective over c.
 func (c *Comm) SplitType(splitType, key int) (*Comm, error) {
+	c.unrecordable(unrecSplitType) // a record cannot hold it yet (record.go)
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -91,6 +92,7 @@ func (c *Comm) sharedColor() (int, error) {
 // of one process, which cannot happen here (a Comm is used by its rank's
 // goroutine only), so any valid tag does. The caller must be a member.
 func (c *Comm) CreateGroup(g *Group, tag int) (*Comm, error) {
+	c.unrecordable(unrecSplitType) // a record cannot hold it yet (record.go)
 	if err := c.check(); err != nil {
 		return nil, err
 	}

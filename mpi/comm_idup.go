@@ -7,6 +7,7 @@ import "encoding/binary"
 // then) once the request completes. Collective over c: every rank of c
 // starts it in the same order as its other nonblocking collectives on c.
 func (c *Comm) Idup() (*Comm, *Request, error) {
+	c.unrecordable(unrecIdup) // a record cannot hold it yet (record.go)
 	if err := c.check(); err != nil {
 		return nil, nil, err
 	}

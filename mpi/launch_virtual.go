@@ -16,6 +16,9 @@ import (
 func virtualFromEnv(size int) (*Virtual, error) {
 	spec := os.Getenv(launch.EnvMachine)
 	if spec == "" {
+		if os.Getenv(launch.EnvRecord) != "" {
+			return nil, fmt.Errorf("%s: a record is made of a virtual run (gompirun -virtual P -record DIR)", launch.EnvRecord)
+		}
 		return nil, nil
 	}
 	m, err := vtime.ParseMachine([]byte(spec))
@@ -28,7 +31,16 @@ func virtualFromEnv(size int) (*Virtual, error) {
 			return nil, fmt.Errorf("%s=%q: not a number", launch.EnvCPUScale, s)
 		}
 	}
-	return NewVirtual(m, size, scale)
+	v, err := NewVirtual(m, size, scale)
+	if err != nil {
+		return nil, err
+	}
+	if dir := os.Getenv(launch.EnvRecord); dir != "" {
+		if err := v.Record(dir); err != nil {
+			return nil, fmt.Errorf("%s: %v", launch.EnvRecord, err)
+		}
+	}
+	return v, nil
 }
 
 // setHostConcurrency tells v how many of the job's ranks this machine

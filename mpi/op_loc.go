@@ -17,6 +17,9 @@ type ValIdx[T Numeric] struct {
 // element, root receives the largest (smallest) Val and, among equal ones,
 // the smallest Idx.
 func ReduceLoc[T Numeric](c *Comm, send, recv []ValIdx[T], op Op, root int) error {
+	c.enter(callReduce, root, 0) // a user-level call, as Reduce
+	defer c.leave()
+	noteRed[T](c, op, false, true, len(send))
 	rd, err := locReduction[T](op)
 	if err != nil {
 		return err
@@ -33,6 +36,9 @@ func ReduceLoc[T Numeric](c *Comm, send, recv []ValIdx[T], op Op, root int) erro
 
 // AllreduceLoc is Allreduce on value-index pairs with MaxLoc or MinLoc.
 func AllreduceLoc[T Numeric](c *Comm, send, recv []ValIdx[T], op Op) error {
+	c.enter(callAllreduce, 0, 0)
+	defer c.leave()
+	noteRed[T](c, op, false, true, len(send))
 	rd, err := locReduction[T](op)
 	if err != nil {
 		return err
@@ -45,6 +51,9 @@ func AllreduceLoc[T Numeric](c *Comm, send, recv []ValIdx[T], op Op) error {
 
 // AllreduceLocInPlace is AllreduceLoc with MPI_IN_PLACE.
 func AllreduceLocInPlace[T Numeric](c *Comm, buf []ValIdx[T], op Op) error {
+	c.enter(callAllreduce, 0, 0)
+	defer c.leave()
+	noteRed[T](c, op, true, true, len(buf))
 	rd, err := locReduction[T](op)
 	if err != nil {
 		return err

@@ -89,7 +89,10 @@ func Isend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
 	if c.traceCall(callIsend, dest, tag) {
 		defer c.leave()
 	}
-	return c.postSend(asBytes(buf), dest, tag, false)
+	noteBytes(c, buf)
+	q, err := c.postSend(asBytes(buf), dest, tag, false)
+	c.noteReq(q, false)
+	return q, err
 }
 
 // Issend starts a synchronous send: it completes only once the receiver has
@@ -98,7 +101,10 @@ func Issend[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
 	if c.traceCall(callIssend, dest, tag) {
 		defer c.leave()
 	}
-	return c.postSend(asBytes(buf), dest, tag, true)
+	noteBytes(c, buf)
+	q, err := c.postSend(asBytes(buf), dest, tag, true)
+	c.noteReq(q, false)
+	return q, err
 }
 
 // Irecv starts a receive into buf from rank source (or AnySource) with tag
@@ -107,7 +113,10 @@ func Irecv[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
 	if c.traceCall(callIrecv, source, tag) {
 		defer c.leave()
 	}
-	return c.postRecv(asBytes(buf), source, tag)
+	noteBytes(c, buf)
+	q, err := c.postRecv(asBytes(buf), source, tag)
+	c.noteReq(q, source == AnySource)
+	return q, err
 }
 
 // Send sends buf to rank dest (MPI_Send). Small messages return at once
@@ -118,6 +127,7 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	}
 	c.enter(callSend, dest, tag)
 	defer c.leave()
+	noteBytes(c, buf)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	q, err := c.postSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
@@ -133,6 +143,7 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 func Ssend[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	c.enter(callSsend, dest, tag)
 	defer c.leave()
+	noteBytes(c, buf)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	q, err := c.postSend(asBytes(buf), dest, tag, true)
@@ -153,18 +164,28 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 	defer c.leave()
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
+	noteBytes(c, buf)
 	q, err := c.postRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
 	if err != nil {
 		return Status{}, err
 	}
-	return q.wait()
+	st, err := q.wait()
+	c.noteStatus(st)
+	return st, err
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from source in
 // one call, without deadlock whatever the peers do (MPI_Sendrecv).
-func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, source, recvtag int) (Status, error) {
+func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U, source, recvtag int) (rst Status, rerr error) {
 	c.enter(callSendrecv, dest, source)
 	defer c.leave()
+	if rc := c.recording(); rc != nil {
+		rc.note(int64(sendtag))
+		rc.noteSize(int64(len(sendbuf) * sizeOf[T]()))
+		rc.note(int64(recvtag))
+		rc.noteSize(int64(len(recvbuf) * sizeOf[U]()))
+		defer func() { c.noteStatus(rst) }()
+	}
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	rq, err := c.postRecv(asBytes(recvbuf), source, recvtag)
@@ -218,7 +239,9 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	}
 	c.enter(callProbe, source, tag)
 	defer c.leave()
-	return c.probeCtx(s, tag, c.ctx, true)
+	st, err := c.probeCtx(s, tag, c.ctx, true)
+	c.noteStatus(st)
+	return st, err
 }
 
 // Iprobe reports whether a message from source with tag can be received
@@ -242,6 +265,7 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 	}
 	c.r.stats.temporal++
 	st, err := c.probeCtx(s, tag, c.ctx, false)
+	c.noteStatus(st)
 	if err != nil {
 		return false, st, err
 	}

@@ -32,18 +32,21 @@ type persistentOp struct {
 // (MPI_Send_init). The request is inactive until Start; buf must not be
 // modified while it is active.
 func SendInit[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	c.unrecordable(unrecPersistent) // a record cannot hold it yet (record.go)
 	return c.sendInit(asBytes(buf), dest, tag, false)
 }
 
 // SsendInit creates a persistent synchronous send (MPI_Ssend_init): each
 // start completes only once the receiver has matched it.
 func SsendInit[T Numeric](c *Comm, buf []T, dest, tag int) (*Request, error) {
+	c.unrecordable(unrecPersistent) // a record cannot hold it yet (record.go)
 	return c.sendInit(asBytes(buf), dest, tag, true)
 }
 
 // RecvInit creates a persistent receive into buf from source (or
 // AnySource) with tag (or AnyTag) (MPI_Recv_init).
 func RecvInit[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
+	c.unrecordable(unrecPersistent) // a record cannot hold it yet (record.go)
 	if err := c.check(); err != nil {
 		return nil, err
 	}

@@ -89,6 +89,7 @@ func (c *Comm) nextNBCTag() int {
 // with no request. Every rank of c must start its nonblocking collectives
 // on c in the same order.
 func (c *Comm) nonblocking(fn func(c *Comm) error) (*Request, error) {
+	c.unrecordable(unrecNonblocking) // a record cannot hold it yet (record.go)
 	if err := c.check(); err != nil {
 		return nil, err
 	}

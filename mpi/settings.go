@@ -66,6 +66,12 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{launch.EnvRecord, "none: set by gompirun -record", "mpi virtualFromEnv", func(v string) error {
+		if v == "" {
+			return fmt.Errorf("want a directory")
+		}
+		return nil
+	}},
 	{launch.EnvTrace, "none: set by gompirun -trace", "mpi traceFromEnv", func(v string) error {
 		_, err := traceFromEnv(v, math.MaxInt32)
 		return err

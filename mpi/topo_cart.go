@@ -100,6 +100,7 @@ func (t *cart) shift(dim, disp int) (src, dst int) {
 // without a device-specific mapping, gompi keeps c's order either way, so
 // rank r of the new communicator is rank r of c.
 func (c *Comm) CartCreate(dims []int, periods []bool, reorder bool) (*Comm, error) {
+	c.unrecordable(unrecTopology) // a record cannot hold it yet (record.go)
 	c.enter(callCartCreate, 0, 0)
 	defer c.leave()
 	if err := c.begin(); err != nil {
@@ -193,6 +194,7 @@ func (c *Comm) CartShift(dim, disp int) (source, dest int, err error) {
 // share a sub-grid, ordered row-major by them. Collective over c. With no
 // dimension kept, each rank gets a zero-dimensional grid of its own.
 func (c *Comm) CartSub(remain []bool) (*Comm, error) {
+	c.unrecordable(unrecTopology) // a record cannot hold it yet (record.go)
 	c.enter(callCartSub, 0, 0)
 	defer c.leave()
 	t, err := c.cartTopo("CartSub")

@@ -31,6 +31,7 @@ func (t *distGraph) recvSlot(j int) int { return j }
 // but in a weighted graph an empty list's weights may be nil. As
 // with CartCreate, reorder is accepted and the order kept. Collective over c.
 func (c *Comm) DistGraphCreateAdjacent(sources, sourceWeights, destinations, destWeights []int, reorder bool) (*Comm, error) {
+	c.unrecordable(unrecTopology) // a record cannot hold it yet (record.go)
 	c.enter(callDistGraphCreate, 0, 0)
 	defer c.leave()
 	if err := c.begin(); err != nil {

@@ -125,7 +125,7 @@ func (c *Comm) traceAlgo(a algo, bytes int) {
 
 // leave ends the user-level call c's rank is in (deferred after enter).
 func (c *Comm) leave() {
-	if c == nil || c.r == nil || c.r.trace == nil || c.r.nbc.cur != nil {
+	if c == nil || c.r == nil || c.r.trace == nil && c.r.rec == nil || c.r.nbc.cur != nil {
 		return
 	}
 	c.r.traceLeave()
@@ -134,35 +134,55 @@ func (c *Comm) leave() {
 // traceCall brackets a nonblocking call on c for the trace: it reports
 // whether the caller must defer c.leave().
 func (c *Comm) traceCall(op callOp, a, b int) bool {
-	if c == nil || c.r == nil || c.r.trace == nil {
+	if c == nil || c.r == nil || c.r.trace == nil && c.r.rec == nil {
 		return false
 	}
-	c.r.traceEnter(userCall{op: op, a: int32(a), b: int32(b)})
+	if c.r.rec != nil {
+		c.r.rec.enter(op, c, int32(a), int32(b))
+	}
+	if c.r.trace != nil {
+		c.r.traceEnter(userCall{op: op, a: int32(a), b: int32(b)})
+	}
 	return true
 }
 
 // traceTest is traceCall for the Test family, which has no communicator.
 func (r *rank) traceTest(op callOp) bool {
-	if r == nil || r.trace == nil {
+	if r == nil || r.trace == nil && r.rec == nil {
 		return false
 	}
-	r.traceEnter(userCall{op: op})
+	if r.rec != nil {
+		r.rec.enter(op, nil, 0, 0)
+	}
+	if r.trace != nil {
+		r.traceEnter(userCall{op: op})
+	}
 	return true
 }
 
 // traceEnterWait and traceLeave bracket the Wait calls, which record
 // themselves in the rank (wait.go) rather than through Comm.enter.
 func (r *rank) traceEnterWait() bool {
-	if r.trace == nil {
+	if r.trace == nil && r.rec == nil {
 		return false
 	}
-	r.traceEnter(r.call)
+	if r.rec != nil {
+		r.rec.enter(r.call.op, nil, 0, 0)
+	}
+	if r.trace != nil {
+		r.traceEnter(r.call)
+	}
 	return true
 }
 
+// traceLeave ends the call for every reader of the stream: the record
+// (record.go) and the timeline.
 func (r *rank) traceLeave() {
+	if r.rec != nil {
+		r.rec.leave()
+	}
 	t := r.trace
-	if t.depth == 0 {
+	if t == nil || t.depth == 0 {
 		return
 	}
 	if t.depth--; t.depth > 0 {

@@ -37,6 +37,12 @@ type Virtual struct {
 	clocks map[int]*virtualClock
 	first  time.Time // first E_Start in this process
 	last   time.Time // last E_End
+	// recordDir is where the ranks write their records (Record); "" when
+	// not recording.
+	recordDir string
+	// rankConcurrency, when set (a replay), is each rank's k_h instead of
+	// hostConcurrency: the recording's.
+	rankConcurrency func(id int) int
 }
 
 // NewVirtual places a job of ranks ranks on machine m. cpuScale multiplies
@@ -113,6 +119,9 @@ func WithVirtual(v *Virtual) Option {
 	return func(c *config) {
 		clocks(c)
 		c.targetEager = v.target.EagerLimit
+		v.mu.Lock()
+		c.recordDir = v.recordDir
+		v.mu.Unlock()
 	}
 }
 
@@ -129,9 +138,18 @@ func (v *Virtual) clock(id int) eventClock {
 	if v.newMeter != nil {
 		meter = v.newMeter(id)
 	}
-	c := &virtualClock{v: v, m: vtime.NewRank(v.target, id, meter, v.cpuScale)}
 	v.mu.Lock()
-	c.m.SetHostConcurrency(v.hostConcurrency)
+	var tap *burstTap
+	if v.recordDir != "" && meter != nil {
+		tap = &burstTap{Meter: meter}
+		meter = tap
+	}
+	c := &virtualClock{v: v, m: vtime.NewRank(v.target, id, meter, v.cpuScale), tap: tap}
+	if v.rankConcurrency != nil {
+		c.m.SetHostConcurrency(v.rankConcurrency(id))
+	} else {
+		c.m.SetHostConcurrency(v.hostConcurrency)
+	}
 	v.clocks[id] = c
 	v.mu.Unlock()
 	return c
@@ -229,9 +247,10 @@ func (c *virtualClock) record() RankRecord {
 // virtualClock adapts a vtime.Rank to the engine's event points: it only
 // converts transport headers into the model's terms.
 type virtualClock struct {
-	v *Virtual
-	m *vtime.Rank
-	r *rank
+	v   *Virtual
+	m   *vtime.Rank
+	r   *rank
+	tap *burstTap // the meter as recorded (record.go); nil when not recording
 	// sentPub is r.stats.sent for other goroutines (progress samples),
 	// updated as the rank leaves the engine; sentSeen the rank's copy.
 	sentPub  atomic.Int64

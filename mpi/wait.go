@@ -36,6 +36,9 @@ func (q *Request) Wait() (Status, error) {
 		if q.r.traceEnterWait() {
 			defer q.r.traceLeave()
 		}
+		if q.r.rec != nil {
+			q.r.rec.noteWait([]*Request{q})
+		}
 	}
 	return q.wait()
 }
@@ -64,6 +67,9 @@ func (q *Request) Test() (bool, Status, error) {
 	}
 	if q.r.traceTest(callTest) {
 		defer q.r.traceLeave()
+	}
+	if q.r.rec != nil {
+		q.r.rec.noteWait([]*Request{q})
 	}
 	if q.r.virtual {
 		reqs := []*Request{q}
@@ -136,6 +142,9 @@ func Waitall(reqs []*Request) ([]Status, error) {
 		r.call = userCall{op: callWaitall}
 		if r.traceEnterWait() {
 			defer r.traceLeave()
+		}
+		if r.rec != nil {
+			r.rec.noteWait(reqs)
 		}
 	}
 	return waitall(reqs)
@@ -220,6 +229,9 @@ func Waitany(reqs []*Request) (int, Status, error) {
 	r.call = userCall{op: callWaitany}
 	if r.traceEnterWait() {
 		defer r.traceLeave()
+	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
 	}
 	if r.virtual {
 		r.progressVirtual(reqs, true)    // nonblocking collectives first (nbc_progress.go)
@@ -308,6 +320,9 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	if r.traceTest(callTestany) {
 		defer r.traceLeave()
 	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
+	}
 	if r.virtual {
 		r.progressVirtual(reqs, false)
 		idx := r.testVirtual(reqs, func() bool { return lowestKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int {
@@ -344,6 +359,9 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 	if r.traceEnterWait() {
 		defer r.traceLeave()
 	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
+	}
 	if r.virtual {
 		r.progressVirtual(reqs, true)
 		return collectIdx(reqs, r.waitFirst(reqs, true)) // virtual_waitany.go
@@ -362,6 +380,9 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 	}
 	if r.traceTest(callTestsome) {
 		defer r.traceLeave()
+	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
 	}
 	if r.virtual {
 		r.progressVirtual(reqs, false)
@@ -412,6 +433,9 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 	}
 	if r.traceTest(callTestall) {
 		defer r.traceLeave()
+	}
+	if r.rec != nil {
+		r.rec.noteWait(reqs)
 	}
 	if r.virtual {
 		r.progressVirtual(reqs, false)

@@ -52,6 +52,9 @@ type config struct {
 	traced     func(worldRank int) bool
 	traceMax   int
 	traceEpoch time.Time // host times count from here
+	// recordDir: the ranks with a virtual clock record their calls there
+	// (record.go); "" when not recording.
+	recordDir string
 }
 
 // WithEagerLimit sets the eager limit in bytes, for every destination
@@ -139,6 +142,7 @@ type rank struct {
 	pollCost    float64             // virtual time a poll takes
 	pick        *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
 	trace       *tracer             // the rank's timeline (trace.go); nil when not traced
+	rec         *recorder           // the rank's record (record.go); nil when not recording
 	window      float64             // no message can reach any rank before this time until this rank sends (virtual_window.go)
 	sends       map[uint64]*Request // rendezvous sends waiting for their ACK
 	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA
@@ -197,6 +201,7 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		if cfg.traced != nil && cfg.traced(r.id) {
 			r.trace = &tracer{max: cfg.traceMax, real: cfg.traceEpoch, traced: cfg.traced}
 		}
+		r.startRecord(cfg)
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
 		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id, world: true}
 		w.ranks[i] = r
@@ -305,6 +310,9 @@ func (r *rank) main(fn func(c *Comm) error) {
 		r.traceEnd()
 	}
 	r.clock.SimEnd()
+	if err == nil {
+		r.endRecord() // after E_End, which ends the last burst
+	}
 	returned = true
 }
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/vtime"
 )
 
 // zeroCalls calls every exported function and method of the package with
@@ -235,6 +237,13 @@ var zeroCalls = []struct {
 	{"Virtual.Wall", false, func() error { return want((*Virtual)(nil).Wall(), 0) }},
 	{"Virtual.Report", false, func() error { (*Virtual)(nil).Report(); return nil }},
 	{"Virtual.SetHostConcurrency", false, func() error { (*Virtual)(nil).SetHostConcurrency(0); return nil }},
+	{"Virtual.Record", true, func() error { return (*Virtual)(nil).Record("") }},
+	{"OpenRecording", true, func() error { _, err := OpenRecording(""); return err }},
+	{"Recording.Machine", false, func() error { return want((*Recording)(nil).Machine(), (*vtime.Machine)(nil)) }},
+	{"Recording.Ranks", false, func() error { return want((*Recording)(nil).Ranks(), 0) }},
+	{"Recording.CPUScale", false, func() error { return want((*Recording)(nil).CPUScale(), 0.0) }},
+	{"Recording.TimingDependent", false, func() error { return want((*Recording)(nil).TimingDependent(), int64(0)) }},
+	{"Recording.Replay", true, func() error { _, err := (*Recording)(nil).Replay(nil, 0); return err }},
 	{"Summarize", false, func() error { return want(len(Summarize("", 0, nil, 0).PerRank), 0) }},
 	{"Report.WriteText", false, func() error { return (&Report{}).WriteText(io.Discard) }},
 	{"Report.WriteJSON", false, func() error { return (&Report{}).WriteJSON(io.Discard) }},

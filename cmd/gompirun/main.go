@@ -28,9 +28,9 @@ import (
 // defaultMachine is the target of -virtual without -machine.
 var defaultMachine = vtime.DefaultPreset
 
-const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE] [-progress D]] [-trace FILE] [-timeline FILE] [-trace-ranks R] [-trace-max N] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
+const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE] [-progress D] [-record DIR]] [-trace FILE] [-timeline FILE] [-trace-ranks R] [-trace-max N] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
-	" | gompirun -print-machine NAME|FILE"
+	" | gompirun -replay DIR [-machine M[,M...]] [-cpu-scale F] [-report FILE] | gompirun -print-machine NAME|FILE"
 
 // options are the parsed command line.
 type options struct {
@@ -51,6 +51,13 @@ type options struct {
 	report      string
 	plot        string
 	virt        *virtualRun
+
+	// -record DIR: the processes record their ranks' calls there;
+	// -replay DIR: predict that record instead of running a program
+	// (replay.go).
+	record string
+	replay string
+	rep    *replayRun
 
 	// -trace FILE: the timeline (trace.go); nil otherwise.
 	traceFile string
@@ -98,6 +105,8 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.machine, "machine", "", "target machine: a preset name or a JSON machine file (default "+defaultMachine+")")
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
+	fs.StringVar(&o.record, "record", "", "-virtual: record each rank's MPI calls and computation into this directory, for -replay")
+	fs.StringVar(&o.replay, "replay", "", "predict the program recorded in this directory (-record) on -machine, without running it; -machine A,B,... compares machines")
 	fs.StringVar(&o.traceFile, "trace", "", "write the timeline of the run to this file in the Chrome trace event format (virtual or host time)")
 	fs.DurationVar(&o.progress, "progress", 0, "-virtual: print how far the run has got at this interval (default 10s when stderr is a terminal; 0: never)")
 	fs.StringVar(&o.timeline, "timeline", "", "draw the timeline of the traced ranks (at most 64) to this .svg or .png file")
@@ -132,6 +141,15 @@ func parse(args []string) (*options, error) {
 	if set["version"] {
 		if len(set) > 1 || fs.NArg() > 0 {
 			return nil, errors.New("-version prints the version and exits: it takes no other option and no program")
+		}
+		return o, nil
+	}
+	if set["replay"] {
+		if o.replay == "" {
+			return nil, errors.New("-replay: empty directory name")
+		}
+		if o.rep, err = parseReplay(o, set, fs.NArg()); err != nil {
+			return nil, err
 		}
 		return o, nil
 	}
@@ -175,6 +193,9 @@ func parse(args []string) (*options, error) {
 		return nil, err
 	}
 	if o.trace, err = prepareTrace(o, *traceRanks, *traceMax, set); err != nil {
+		return nil, err
+	}
+	if err := prepareRecord(o, set); err != nil {
 		return nil, err
 	}
 	if o.timeout < 0 {
@@ -352,6 +373,9 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(0)
+	}
+	if o.rep != nil {
+		os.Exit(runReplay(o.rep, os.Stderr))
 	}
 	signals() // from here on, SIGINT and SIGTERM stop whatever stage runs
 	exe, err := resolve(o.prog)

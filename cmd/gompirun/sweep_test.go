@@ -126,7 +126,7 @@ func TestHelpListsEveryOption(t *testing.T) {
 		}
 		for _, opt := range []string{"-np", "-n", "-ranks", "-virtual", "-machine", "-cpu-scale", "-report", "-plot",
 			"-trace", "-trace-ranks", "-trace-max", "-hosts", "-hostfile", "-launcher", "-iface", "-tag-output",
-			"-timeout", "-calibrate", "-contention-kernel", "-print-machine"} {
+			"-timeout", "-calibrate", "-contention-kernel", "-print-machine", "-record", "-replay"} {
 			if !strings.Contains(r.stdout, "\n  "+opt+" ") && !strings.Contains(r.stdout, "\n  "+opt+"\n") {
 				t.Errorf("%s does not list %s:\n%s", h, opt, r.stdout)
 			}

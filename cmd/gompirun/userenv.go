@@ -72,6 +72,7 @@ func userEnv(xs, genvs []string) ([]string, error) {
 	}
 	reserved[launch.EnvMachine], reserved[launch.EnvCPUScale] = "-virtual", "-cpu-scale"
 	reserved[launch.EnvTrace] = "-trace"
+	reserved[launch.EnvRecord] = "-record"
 	var env []string
 	add := func(opt, name, value string) error {
 		if !envName.MatchString(name) {

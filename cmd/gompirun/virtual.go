@@ -105,6 +105,7 @@ func (o *options) procEnv() []string {
 	if o.trace != nil {
 		vars = append(vars, o.trace.env()...)
 	}
+	vars = append(vars, o.recordEnv()...)
 	vars = append(vars, o.env...) // -x, -genv
 	return vars
 }

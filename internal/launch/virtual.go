@@ -15,6 +15,9 @@ const (
 	// of docs/model.md). Unset, each process counts it from the job's
 	// processes on its machine, its cores and its GOMAXPROCS.
 	EnvHostConcurrency = "GOMPI_VHOST_CONCURRENCY"
+	// EnvRecord is the directory where each process of a virtual run
+	// writes its ranks' records (gompirun -record DIR).
+	EnvRecord = "GOMPI_RECORD"
 )
 
 // VirtualKey is the exchange key under which process proc publishes the
