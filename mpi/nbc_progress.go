@@ -35,7 +35,7 @@ func (r *rank) waitProgress(reqs []*Request, cond func() bool, block bool) {
 	default:
 		r.progressReal(reqs, cond, block)
 	}
-	r.waitFor(reqs, cond, block)
+	r.waitOnly(reqs, cond, block)
 }
 
 // progressReal progresses the schedules in real mode: it waits for cond or
@@ -51,7 +51,7 @@ func (r *rank) progressReal(reqs []*Request, cond func() bool, block bool) {
 		for _, s := range r.nbc.active {
 			all = append(all, s.step...)
 		}
-		r.waitFor(all, func() bool { return cond() || r.nbc.stepDone() }, block)
+		r.waitOnly(all, func() bool { return cond() || r.nbc.stepDone() }, block)
 		if !block {
 			r.advanceDone()
 			return

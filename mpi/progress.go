@@ -212,6 +212,15 @@ func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
 		r.waitProgress(reqs, cond, block) // every wait progresses the nonblocking collectives (nbc_progress.go)
 		return
 	}
+	r.waitOnly(reqs, cond, block)
+}
+
+// waitOnly is waitFor without the nonblocking collectives' progress. It
+// is a function of its own so that the progress, which waits through it,
+// does not make waitFor recursive: Go's escape analysis would then move
+// every caller's cond closure (and the requests it captures) to the heap,
+// an allocation per wait.
+func (r *rank) waitOnly(reqs []*Request, cond func() bool, block bool) {
 	r.clock.EnterEngine() // the engine's own work is not computation (eventClock)
 	defer r.clock.LeaveEngine()
 	reqs = withParts(reqs) // a composite is waited for as its parts (isendrecv.go)

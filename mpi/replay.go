@@ -119,7 +119,22 @@ func (rec *Recording) Replay(m *vtime.Machine, cpuScale float64) (*Virtual, erro
 	// recorded host concurrency for the contention factor.
 	v.rankConcurrency = func(id int) int { return streams[id].HostConcurrency }
 	if cpuScale > 0 {
-		v.newMeter = func(id int) vtime.Meter { return &scriptMeter{s: streams[id]} }
+		// In a compacted record a member's BurstRef is its leader's
+		// next burst (record.Compact).
+		lead := make([][]float64, p)
+		if ls := rec.man.Leaders; ls != nil {
+			for r, l := range ls {
+				if l != r && lead[l] == nil {
+					lead[l] = streams[l].Bursts()
+				}
+			}
+			for r, l := range ls {
+				if l != r {
+					lead[r] = lead[l]
+				}
+			}
+		}
+		v.newMeter = func(id int) vtime.Meter { return &scriptMeter{s: streams[id], lead: lead[id]} }
 	}
 	err = v.Run(func(c *Comm) error {
 		pl := &player{world: c, s: streams[c.Rank()], name: rec.rankPath(c.Rank())}
@@ -164,6 +179,8 @@ type scriptMeter struct {
 	s    *record.Stream
 	next int // the next event to look at for a burst
 	on   bool
+	lead []float64 // the group leader's bursts, for BurstRef (compacted records)
+	led  int       // the next of them
 }
 
 func (m *scriptMeter) Begin() { m.on = true }
@@ -179,6 +196,14 @@ func (m *scriptMeter) End() float64 {
 			m.next++
 			if len(a) == 1 {
 				return record.BurstSeconds(op, a[0])
+			}
+			return 0
+		}
+		if m.s.Op(m.next) == record.BurstRef {
+			m.next++
+			if m.led < len(m.lead) {
+				m.led++
+				return m.lead[m.led-1]
 			}
 			return 0
 		}

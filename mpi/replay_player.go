@@ -35,7 +35,7 @@ func (pl *player) argErr(what string) {
 
 func opName(op uint8) string {
 	switch op {
-	case record.Burst, record.BurstNS:
+	case record.Burst, record.BurstNS, record.BurstRef:
 		return "burst"
 	case record.Elapse:
 		return "Elapse"
@@ -138,7 +138,7 @@ func (pl *player) play() error {
 	pl.matched()
 	for pl.ev = 0; pl.ev < pl.s.Len(); pl.ev++ {
 		op := pl.s.Op(pl.ev)
-		if op == record.Burst || op == record.BurstNS {
+		if op == record.Burst || op == record.BurstNS || op == record.BurstRef {
 			continue // the meter's (scriptMeter)
 		}
 		pl.args = pl.s.Args(pl.ev)

@@ -3,10 +3,12 @@ package mpi
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/internal/record"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -550,4 +552,80 @@ func TestReplayRefusesUnrecordableCalls(t *testing.T) {
 			t.Errorf("%s: replay error %v", name, err)
 		}
 	}
+}
+
+// TestReplayRepresentativeRanks: ranks that compute alike keep one
+// computation vector per group (record.Compact, Phantom's representative
+// ranks); where the members' bursts equal their leader's, the compacted
+// record replays exactly as the whole one, and is smaller.
+func TestReplayRepresentativeRanks(t *testing.T) {
+	m, err := vtime.Preset("xsim-ethernet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	v, err := NewVirtual(m, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.SetHostConcurrency(1)
+	// Two kinds of rank: even ones compute twice as long per burst.
+	v.newMeter = func(id int) vtime.Meter { return &scriptedMeter{burst: 1e-4 * float64(1+id%2), bursts: new(int)} }
+	dir := t.TempDir()
+	if err := v.Record(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Run(replayProgram); err != nil {
+		t.Fatal(err)
+	}
+	whole := replayOf(t, dir)
+	before := dirSize(t, dir)
+	sum, err := record.Compact(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Groups >= n || sum.Groups < 2 || sum.Moved == 0 {
+		t.Fatalf("%d ranks in %d groups, %d bursts moved: want a few groups", n, sum.Groups, sum.Moved)
+	}
+	for r, l := range sum.Leaders {
+		if l%2 != r%2 {
+			t.Errorf("rank %d grouped with rank %d, which computes otherwise", r, l)
+		}
+	}
+	compacted := replayOf(t, dir)
+	sameResults(t, "compacted", whole, compacted, 0)
+	if after := dirSize(t, dir); after >= before {
+		t.Errorf("record of %d bytes compacted to %d", before, after)
+	}
+	if _, err := record.Compact(dir, 0); err == nil {
+		t.Error("a record compacted twice")
+	}
+}
+
+func replayOf(t *testing.T, dir string) *Virtual {
+	t.Helper()
+	rec, err := OpenRecording(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := rec.Replay(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func dirSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".rec") {
+			n += fi.Size()
+		}
+	}
+	return n
 }

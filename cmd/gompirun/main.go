@@ -30,7 +30,7 @@ var defaultMachine = vtime.DefaultPreset
 
 const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE] [-progress D] [-record DIR]] [-trace FILE] [-timeline FILE] [-trace-ranks R] [-trace-max N] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
-	" | gompirun -replay DIR [-machine M[,M...]] [-cpu-scale F] [-report FILE] | gompirun -print-machine NAME|FILE"
+	" | gompirun -replay DIR [-machine M[,M...]] [-cpu-scale F] [-report FILE] | gompirun -compact DIR [-tolerance F] | gompirun -print-machine NAME|FILE"
 
 // options are the parsed command line.
 type options struct {
@@ -58,6 +58,10 @@ type options struct {
 	record string
 	replay string
 	rep    *replayRun
+	// -compact DIR [-tolerance F]: group a record's alike ranks
+	// (compact.go).
+	compact   string
+	tolerance float64
 
 	// -trace FILE: the timeline (trace.go); nil otherwise.
 	traceFile string
@@ -106,6 +110,8 @@ func parse(args []string) (*options, error) {
 	fs.Float64Var(&o.cpuScale, "cpu-scale", 1, "multiply measured computation by this (0: ignore it)")
 	fs.StringVar(&o.report, "report", "", "also write the prediction report as JSON to this file")
 	fs.StringVar(&o.record, "record", "", "-virtual: record each rank's MPI calls and computation into this directory, for -replay")
+	fs.StringVar(&o.compact, "compact", "", "group the ranks of this record (-record) whose computation is alike within -tolerance, keeping one computation vector per group")
+	fs.Float64Var(&o.tolerance, "tolerance", defaultTolerance, "-compact: how far, relative, a rank's computation may be from its group leader's")
 	fs.StringVar(&o.replay, "replay", "", "predict the program recorded in this directory (-record) on -machine, without running it; -machine A,B,... compares machines")
 	fs.StringVar(&o.traceFile, "trace", "", "write the timeline of the run to this file in the Chrome trace event format (virtual or host time)")
 	fs.DurationVar(&o.progress, "progress", 0, "-virtual: print how far the run has got at this interval (default 10s when stderr is a terminal; 0: never)")
@@ -143,6 +149,12 @@ func parse(args []string) (*options, error) {
 			return nil, errors.New("-version prints the version and exits: it takes no other option and no program")
 		}
 		return o, nil
+	}
+	if set["compact"] {
+		return o, checkCompact(o, set, fs.NArg())
+	}
+	if set["tolerance"] {
+		return nil, errors.New("-tolerance goes with -compact DIR")
 	}
 	if set["replay"] {
 		if o.replay == "" {
@@ -376,6 +388,9 @@ func main() {
 	}
 	if o.rep != nil {
 		os.Exit(runReplay(o.rep, os.Stderr))
+	}
+	if o.compact != "" {
+		os.Exit(runCompact(o.compact, o.tolerance, os.Stdout))
 	}
 	signals() // from here on, SIGINT and SIGTERM stop whatever stage runs
 	exe, err := resolve(o.prog)

@@ -145,6 +145,9 @@ func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w 
 		return fmt.Errorf("no process published records before the job stopped")
 	}
 	rep := mpi.Summarize(v.machine.Name, v.cpuScale, all, wall.Seconds())
+	if partial != "" && rep.Sent == 0 && len(rep.Unfinished) == len(all) {
+		return nil // stopped before any rank sent a message or finished: nothing to report
+	}
 	if partial != "" {
 		rep.Partial = partial
 		if len(silent) > 0 {

@@ -18,6 +18,9 @@ type Manifest struct {
 	Ranks    int             `json:"ranks"`     // P
 	CPUScale float64         `json:"cpu_scale"` // of the recording
 	Machine  json.RawMessage `json:"machine"`   // the recording's target (vtime.Machine JSON)
+	// Leaders, in a compacted record (Compact), is every rank's group
+	// leader: a rank whose leader is another takes its bursts from it.
+	Leaders []int `json:"leaders,omitempty"`
 }
 
 // WriteManifest writes m into dir (created if needed), atomically: the
@@ -63,6 +66,16 @@ func ReadManifest(dir string) (Manifest, error) {
 	}
 	if m.Ranks < 1 || !(m.CPUScale >= 0) || len(m.Machine) == 0 {
 		return Manifest{}, fmt.Errorf("%s: %d ranks, cpu scale %g, machine %q: not a valid manifest", path, m.Ranks, m.CPUScale, m.Machine)
+	}
+	if m.Leaders != nil {
+		if len(m.Leaders) != m.Ranks {
+			return Manifest{}, fmt.Errorf("%s: %d leaders for %d ranks", path, len(m.Leaders), m.Ranks)
+		}
+		for r, l := range m.Leaders {
+			if l < 0 || l > r || m.Leaders[l] != l {
+				return Manifest{}, fmt.Errorf("%s: rank %d's leader %d is not a leader before it", path, r, l)
+			}
+		}
 	}
 	return m, nil
 }
