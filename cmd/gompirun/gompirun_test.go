@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/mpi"
 )
 
 // The tests run real multi-process jobs: gompirun and the test program are
@@ -150,6 +152,39 @@ func TestNonblockingCollectivesAcrossProcesses(t *testing.T) {
 	}
 	wantRing(t, gorun(t, nil, "-np", "2", "-ranks", "5", "-timeout", "20s", jobProg, "-mode", "nbc"), 5)
 	wantRing(t, gorun(t, nil, "-np", "2", "-virtual", "6", "-timeout", "20s", jobProg, "-mode", "nbc"), 6)
+}
+
+// TestNonblockingCollectivesRepeatableAcrossProcesses: the prediction of
+// the nonblocking-collectives job at -cpu-scale 0 is the same bit for bit
+// whether its 8 ranks run in 1, 2 or 4 processes (over shared memory or
+// TCP), and from run to run: the schedules are progressed by the waits of
+// the rank that owns them, never by the host's timing.
+func TestNonblockingCollectivesRepeatableAcrossProcesses(t *testing.T) {
+	type config struct {
+		np  string
+		env []string
+	}
+	var ref mpi.Report
+	var refWhat string
+	for i, c := range []config{{"1", nil}, {"2", nil}, {"4", nil}, {"4", tcp}, {"2", nil}} {
+		what := fmt.Sprintf("-np %s %v", c.np, c.env)
+		got, _ := vrun(t, c.env, "-np", c.np, "-virtual", "8", "-cpu-scale", "0", jobProg, "-mode", "nbc")
+		if len(got.PerRank) != 8 || len(got.Unfinished) != 0 || got.Predicted <= 0 {
+			t.Fatalf("%s: %d ranks, unfinished %v, predicted %g", what, len(got.PerRank), got.Unfinished, got.Predicted)
+		}
+		if i == 0 {
+			ref, refWhat = got, what
+			continue
+		}
+		if got.Predicted != ref.Predicted {
+			t.Errorf("%s: predicted %.17g, %s predicted %.17g", what, got.Predicted, refWhat, ref.Predicted)
+		}
+		for r := range got.PerRank {
+			if got.PerRank[r].End != ref.PerRank[r].End {
+				t.Errorf("%s: rank %d ends at %.17g, %s at %.17g", what, r, got.PerRank[r].End, refWhat, ref.PerRank[r].End)
+			}
+		}
+	}
 }
 
 // TestPollingEveryTestVariant completes traffic by polling only (Test,
