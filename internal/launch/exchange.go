@@ -342,7 +342,9 @@ func (s *Server) barrier(p int, name string) map[string]string {
 	if len(w) == s.procs {
 		snap := make(map[string]string, len(s.kv))
 		for k, v := range s.kv {
-			snap[k] = v
+			if !launcherOnly(k) {
+				snap[k] = v
+			}
 		}
 		for _, c := range w {
 			c <- snap
@@ -351,6 +353,14 @@ func (s *Server) barrier(p int, name string) map[string]string {
 	}
 	s.mu.Unlock()
 	return <-ch
+}
+
+// launcherOnly reports whether key holds a record that only gompirun reads
+// (Server.Get): a process's virtual-time results or trace. Barriers do not
+// hand them to every process: a trace can be gigabytes, and each process
+// would receive every other's.
+func launcherOnly(key string) bool {
+	return strings.HasPrefix(key, virtualKeyPrefix) || strings.HasPrefix(key, traceKeyPrefix)
 }
 
 // Client is a process's connection to the exchange.

@@ -40,6 +40,13 @@ func TestExchangeBarrierAndFailure(t *testing.T) {
 			if err := c.Put("k"+string(rune('0'+p)), "v"); err != nil {
 				t.Error(err)
 			}
+			// Records for gompirun alone: no barrier hands them out.
+			if err := c.Put(TraceKey(p), "events"); err != nil {
+				t.Error(err)
+			}
+			if err := c.Put(VirtualKey(p), "results"); err != nil {
+				t.Error(err)
+			}
 			kvs[p], err = c.Barrier(BarrierInit)
 			if err != nil {
 				t.Error(err)
@@ -52,7 +59,13 @@ func TestExchangeBarrierAndFailure(t *testing.T) {
 	wg.Wait()
 	for p, kv := range kvs {
 		if len(kv) != 3 {
-			t.Errorf("process %d saw %v after the barrier, want all three keys", p, kv)
+			t.Errorf("process %d saw %v after the barrier, want the three keys k0, k1, k2", p, kv)
+		}
+		if v, ok := s.Get(TraceKey(p)); !ok || v != "events" {
+			t.Errorf("gompirun reads %q under %s", v, TraceKey(p))
+		}
+		if v, ok := s.Get(VirtualKey(p)); !ok || v != "results" {
+			t.Errorf("gompirun reads %q under %s", v, VirtualKey(p))
 		}
 		if joined, fin := s.State(p); !joined || !fin {
 			t.Errorf("process %d: joined %v finalized %v", p, joined, fin)

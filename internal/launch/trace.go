@@ -15,7 +15,9 @@ import (
 const EnvTrace = "GOMPI_TRACE"
 
 // TraceKey is the exchange key of process proc's trace record.
-func TraceKey(proc int) string { return "trace/" + strconv.Itoa(proc) }
+func TraceKey(proc int) string { return traceKeyPrefix + strconv.Itoa(proc) }
+
+const traceKeyPrefix = "trace/"
 
 // RankSet is a set of ranks given as ranges, "0-15,32,40-47", or "all".
 type RankSet struct {

@@ -22,7 +22,9 @@ const (
 
 // VirtualKey is the exchange key under which process proc publishes the
 // JSON array of its ranks' records (mpi.RankRecord).
-func VirtualKey(proc int) string { return "vresult/" + strconv.Itoa(proc) }
+func VirtualKey(proc int) string { return virtualKeyPrefix + strconv.Itoa(proc) }
+
+const virtualKeyPrefix = "vresult/"
 
 // Get returns the value published under key, if any. gompirun reads the
 // processes' virtual-time records with it once the job is over.
