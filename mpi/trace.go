@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,9 +33,11 @@ type TraceEvent struct {
 	Name  string  `json:"n,omitempty"`
 	Start float64 `json:"s"`
 	End   float64 `json:"e"`
-	A     *int32  `json:"a,omitempty"`
-	B     *int32  `json:"b,omitempty"`
-	ID    uint64  `json:"i,omitempty"`
+	// HasArgs: A and B are the call's arguments.
+	HasArgs bool   `json:"h,omitempty"`
+	A       int32  `json:"a,omitempty"`
+	B       int32  `json:"b,omitempty"`
+	ID      uint64 `json:"i,omitempty"`
 	// Algo and Bytes: a collective's algorithm and the bytes it handles
 	// on this rank (its buffer), where the call chose one.
 	Algo  string `json:"g,omitempty"`
@@ -58,7 +59,8 @@ func (r *rank) traceMessage(kind string, ctx uint32, src, dst int32, sendID uint
 }
 
 // TraceRecord is what a process publishes: its ranks' events, and how many
-// each dropped past its share of the cap.
+// each dropped past its share of the cap (in the binary form that
+// DecodeTraceRecord reads: trace_wire.go).
 type TraceRecord struct {
 	Events  []TraceEvent `json:"events"`
 	Dropped int64        `json:"dropped"`
@@ -190,9 +192,7 @@ func (r *rank) traceLeave() {
 	}
 	now := r.traceNow()
 	e := TraceEvent{Rank: r.id, Kind: "call", Name: callNames[t.call.op], Start: t.start, End: now}
-	if a, b, ok := t.call.args(); ok {
-		e.A, e.B = &a, &b
-	}
+	e.A, e.B, e.HasArgs = t.call.args()
 	if t.algo != algoAuto {
 		e.Algo, e.Bytes = t.algo.String(), t.bytes
 	}
@@ -286,5 +286,5 @@ func (w *world) traceRecord() ([]byte, error) {
 			}
 		}
 	}
-	return json.Marshal(rec)
+	return encodeTraceRecord(rec), nil
 }

@@ -239,6 +239,7 @@ var zeroCalls = []struct {
 	{"Virtual.SetHostConcurrency", false, func() error { (*Virtual)(nil).SetHostConcurrency(0); return nil }},
 	{"Virtual.Record", true, func() error { return (*Virtual)(nil).Record("") }},
 	{"OpenRecording", true, func() error { _, err := OpenRecording(""); return err }},
+	{"DecodeTraceRecord", true, func() error { _, err := DecodeTraceRecord(nil); return err }},
 	{"Recording.Machine", false, func() error { return want((*Recording)(nil).Machine(), (*vtime.Machine)(nil)) }},
 	{"Recording.Ranks", false, func() error { return want((*Recording)(nil).Ranks(), 0) }},
 	{"Recording.CPUScale", false, func() error { return want((*Recording)(nil).CPUScale(), 0.0) }},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -85,9 +86,9 @@ func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
 		if !ok {
 			continue // a process with no traced rank
 		}
-		var rec mpi.TraceRecord
-		if err := json.Unmarshal([]byte(s), &rec); err != nil {
-			return fmt.Errorf("process %d: bad trace record: %v", p, err)
+		rec, err := mpi.DecodeTraceRecord([]byte(s))
+		if err != nil {
+			return fmt.Errorf("process %d: %v", p, err)
 		}
 		dropped += rec.Dropped
 		events = append(events, rec.Events...)
@@ -120,16 +121,19 @@ func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
 }
 
 // write writes the events to the trace file in the Chrome trace event
-// format.
+// format. The events are appended as JSON by hand (appendChromeEvent): a
+// trace can hold tens of millions, and a map and encoding/json each cost
+// microseconds.
 func (t *traceRun) write(events []mpi.TraceEvent, dropped int64) error {
 	f, err := os.Create(t.file)
 	if err != nil {
 		return err
 	}
 	out := bufio.NewWriterSize(f, 1<<20)
+	var b []byte
 	first := true
 	emit := func(v any) error {
-		b, err := json.Marshal(v)
+		js, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
@@ -137,7 +141,7 @@ func (t *traceRun) write(events []mpi.TraceEvent, dropped int64) error {
 			out.WriteString(",\n")
 		}
 		first = false
-		_, err = out.Write(b)
+		_, err = out.Write(js)
 		return err
 	}
 	out.WriteString("{\"traceEvents\":[\n")
@@ -159,7 +163,12 @@ func (t *traceRun) write(events []mpi.TraceEvent, dropped int64) error {
 			}
 			emit(map[string]any{"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": e.Rank, "args": map[string]int{"sort_index": e.Rank}})
 		}
-		if err := emit(chromeEvent(e)); err != nil {
+		b = append(b[:0], ",\n"...)
+		if b, err = appendChromeEvent(b, e); err != nil {
+			f.Close()
+			return err
+		}
+		if _, err := out.Write(b); err != nil {
 			f.Close()
 			return err
 		}
@@ -189,41 +198,122 @@ func meta(kind string, tid int, name string) map[string]any {
 	return m
 }
 
-// chromeEvent is e as a complete ("X") event, or a message's arrow end
-// ("s" at the sender, "f" at the receiver, bound to the span it falls in),
-// times in microseconds.
-func chromeEvent(e mpi.TraceEvent) map[string]any {
+// appendChromeEvent appends e as a complete ("X") event, or a message's
+// arrow end ("s" at the sender, "f" at the receiver, bound to the span it
+// falls in), times in microseconds: the JSON encoding/json writes for the
+// same object (keys sorted; TestChromeEventJSON compares them).
+func appendChromeEvent(b []byte, e mpi.TraceEvent) ([]byte, error) {
+	ts, dur := e.Start*1e6, (e.End-e.Start)*1e6
+	if !finite(ts) || !finite(dur) {
+		return b, fmt.Errorf("rank %d: event %q at %g s has a time that is not finite", e.Rank, e.Kind, e.Start)
+	}
 	name, cat := e.Name, "mpi"
 	switch e.Kind {
 	case "send", "recv":
-		ph := map[string]string{"send": "s", "recv": "f"}[e.Kind]
-		ev := map[string]any{"name": "message", "cat": "message", "ph": ph, "id": e.ID, "pid": 0, "tid": e.Rank, "ts": e.Start * 1e6}
-		if ph == "f" {
-			ev["bp"] = "e"
+		b = append(b, '{')
+		if e.Kind == "recv" {
+			b = append(b, `"bp":"e",`...)
 		}
-		return ev
+		b = append(b, `"cat":"message","id":`...)
+		b = strconv.AppendUint(b, e.ID, 10)
+		b = append(b, `,"name":"message","ph":"`...)
+		if e.Kind == "send" {
+			b = append(b, 's')
+		} else {
+			b = append(b, 'f')
+		}
+		b = append(b, `","pid":0,"tid":`...)
+		b = strconv.AppendInt(b, int64(e.Rank), 10)
+		b = append(b, `,"ts":`...)
+		b = appendJSONFloat(b, ts)
+		return append(b, '}'), nil
 	case "compute":
 		name, cat = "computation", "compute"
 	case "wait":
 		name, cat = "waiting", "wait"
 	}
-	ev := map[string]any{"name": name, "cat": cat, "ph": "X", "pid": 0, "tid": e.Rank,
-		"ts": e.Start * 1e6, "dur": (e.End - e.Start) * 1e6}
-	args := map[string]any{}
-	if e.A != nil {
-		la, lb := argNames(e.Name)
-		args[la] = *e.A
-		if lb != "" {
-			args[lb] = *e.B
+	b = append(b, '{')
+	if e.HasArgs || e.Algo != "" {
+		// The arguments, keys sorted: algorithm, bytes, then the call's
+		// (dest < root < source < tag).
+		b = append(b, `"args":{`...)
+		sep := false
+		if e.Algo != "" {
+			b = append(b, `"algorithm":`...)
+			b = appendJSONString(b, e.Algo)
+			b = append(b, `,"bytes":`...)
+			b = strconv.AppendInt(b, int64(e.Bytes), 10)
+			sep = true
+		}
+		if e.HasArgs {
+			la, lb := argNames(e.Name)
+			args := [2]struct {
+				k string
+				v int32
+			}{{la, e.A}, {lb, e.B}}
+			if lb != "" && lb < la {
+				args[0], args[1] = args[1], args[0]
+			}
+			for _, a := range args {
+				if a.k == "" {
+					continue
+				}
+				if sep {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, a.k)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(a.v), 10)
+				sep = true
+			}
+		}
+		b = append(b, "},"...)
+	}
+	b = append(b, `"cat":`...)
+	b = appendJSONString(b, cat)
+	b = append(b, `,"dur":`...)
+	b = appendJSONFloat(b, dur)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"ph":"X","pid":0,"tid":`...)
+	b = strconv.AppendInt(b, int64(e.Rank), 10)
+	b = append(b, `,"ts":`...)
+	b = appendJSONFloat(b, ts)
+	return append(b, '}'), nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// appendJSONFloat appends f as encoding/json writes a float64: the
+// shortest decimal that reads back as f, in exponent form below 1e-6 and
+// from 1e21 on, with the exponent's leading zero dropped.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
 		}
 	}
-	if e.Algo != "" {
-		args["algorithm"], args["bytes"] = e.Algo, e.Bytes
+	return b
+}
+
+// appendJSONString appends s quoted as encoding/json quotes it; the names
+// written here are plain ASCII, anything else goes through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			js, _ := json.Marshal(s)
+			return append(b, js...)
+		}
 	}
-	if len(args) > 0 {
-		ev["args"] = args
-	}
-	return ev
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // argNames labels a call's A and B (mpi.TraceEvent).

@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/mpi"
 )
 
 type chromeTrace struct {
@@ -243,6 +246,75 @@ func TestTraceRealAndLimits(t *testing.T) {
 		r := gorun(t, nil, args...)
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "-trace") {
 			t.Errorf("gompirun %v: exit %d, stderr %q; want exit 2 and one line about -trace", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestChromeEventJSON: the hand-written JSON of appendChromeEvent is byte
+// for byte what encoding/json writes for the event as a map (the form the
+// trace was written in before), for every kind of event, argument set and
+// range of times, and a time that is not finite is an error.
+func TestChromeEventJSON(t *testing.T) {
+	asMap := func(e mpi.TraceEvent) map[string]any {
+		name, cat := e.Name, "mpi"
+		switch e.Kind {
+		case "send", "recv":
+			ev := map[string]any{"name": "message", "cat": "message", "ph": map[string]string{"send": "s", "recv": "f"}[e.Kind],
+				"id": e.ID, "pid": 0, "tid": e.Rank, "ts": e.Start * 1e6}
+			if e.Kind == "recv" {
+				ev["bp"] = "e"
+			}
+			return ev
+		case "compute":
+			name, cat = "computation", "compute"
+		case "wait":
+			name, cat = "waiting", "wait"
+		}
+		ev := map[string]any{"name": name, "cat": cat, "ph": "X", "pid": 0, "tid": e.Rank, "ts": e.Start * 1e6, "dur": (e.End - e.Start) * 1e6}
+		args := map[string]any{}
+		if e.HasArgs {
+			la, lb := argNames(e.Name)
+			args[la] = e.A
+			if lb != "" {
+				args[lb] = e.B
+			}
+		}
+		if e.Algo != "" {
+			args["algorithm"], args["bytes"] = e.Algo, e.Bytes
+		}
+		if len(args) > 0 {
+			ev["args"] = args
+		}
+		return ev
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	times := []float64{0, 1e-12, 3.5e-7, 1e-6, 0.1234567890123, 1, 42.5, 1e15, 3e16}
+	var events []mpi.TraceEvent
+	for _, kind := range []string{"call", "compute", "wait", "send", "recv"} {
+		for _, name := range []string{"Send", "Recv", "Sendrecv", "Bcast", "Allreduce", "Waitall", "Isend", "Iprobe"} {
+			for _, start := range times {
+				e := mpi.TraceEvent{Rank: rng.IntN(100000), Kind: kind, Name: name, Start: start, End: start * (1 + rng.Float64()),
+					ID: rng.Uint64(), HasArgs: rng.IntN(2) == 0, A: rng.Int32() - 1<<30, B: -rng.Int32()}
+				if rng.IntN(2) == 0 {
+					e.Algo, e.Bytes = "recursive-doubling", rng.IntN(1<<30)
+				}
+				events = append(events, e)
+			}
+		}
+	}
+	for _, e := range events {
+		want, err := json.Marshal(asMap(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendChromeEvent([]byte("x"), e)
+		if err != nil || string(got[1:]) != string(want) {
+			t.Fatalf("%+v:\n got %s (%v)\nwant %s", e, got[1:], err, want)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1)} {
+		if _, err := appendChromeEvent(nil, mpi.TraceEvent{Kind: "compute", Start: 0, End: bad}); err == nil {
+			t.Errorf("end %v: no error", bad)
 		}
 	}
 }
