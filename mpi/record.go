@@ -37,7 +37,7 @@ func (v *Virtual) Record(dir string) error {
 		return fmt.Errorf("mpi: Record: empty directory name")
 	}
 	err := record.WriteManifest(dir, record.Manifest{
-		Format: record.Version, Gompi: moduleVersion(), Ranks: v.target.Ranks(),
+		Format: record.Recorded, Gompi: moduleVersion(), Ranks: v.target.Ranks(),
 		CPUScale: v.cpuScale, Machine: v.target.Machine().JSON(),
 	})
 	if err != nil {

@@ -118,22 +118,14 @@ func (rec *Recording) Replay(m *vtime.Machine, cpuScale float64) (*Virtual, erro
 	// for them (the same calls ask at the same points), with each rank's
 	// recorded host concurrency for the contention factor.
 	v.rankConcurrency = func(id int) int { return streams[id].HostConcurrency }
+	// In a compacted record a member's BurstRef is its leader's next
+	// burst scaled to the member's own stretch sums (record.Compact,
+	// record.MemberBursts).
+	lead, err := rec.memberBursts(streams)
+	if err != nil {
+		return nil, err
+	}
 	if cpuScale > 0 {
-		// In a compacted record a member's BurstRef is its leader's
-		// next burst (record.Compact).
-		lead := make([][]float64, p)
-		if ls := rec.man.Leaders; ls != nil {
-			for r, l := range ls {
-				if l != r && lead[l] == nil {
-					lead[l] = streams[l].Bursts()
-				}
-			}
-			for r, l := range ls {
-				if l != r {
-					lead[r] = lead[l]
-				}
-			}
-		}
 		v.newMeter = func(id int) vtime.Meter { return &scriptMeter{s: streams[id], lead: lead[id]} }
 	}
 	err = v.Run(func(c *Comm) error {
@@ -141,6 +133,40 @@ func (rec *Recording) Replay(m *vtime.Machine, cpuScale float64) (*Virtual, erro
 		return pl.play()
 	})
 	return v, err
+}
+
+// memberBursts is, for each member of a compacted record, the bursts its
+// BurstRefs stand for: its leader's, scaled to its stretch sums where its
+// file has them (format version 2), as they are otherwise (a record
+// compacted before). A member must refer to as many bursts as its leader
+// has.
+func (rec *Recording) memberBursts(streams []*record.Stream) ([][]float64, error) {
+	lead := make([][]float64, len(streams))
+	for r, l := range rec.man.Leaders {
+		if l == r {
+			continue
+		}
+		if lead[l] == nil {
+			lead[l] = streams[l].Bursts()
+		}
+		refs := 0
+		for i := 0; i < streams[r].Len(); i++ {
+			if streams[r].Op(i) == record.BurstRef {
+				refs++
+			}
+		}
+		if refs != len(lead[l]) {
+			return nil, fmt.Errorf("%s: %d burst references, and its leader's file %s holds %d bursts", rec.rankPath(r), refs, rec.rankPath(l), len(lead[l]))
+		}
+		if sums := streams[r].StretchSums; sums == nil {
+			lead[r] = lead[l]
+		} else if b, err := record.MemberBursts(lead[l], sums); err != nil {
+			return nil, fmt.Errorf("%s: %v", rec.rankPath(r), err)
+		} else {
+			lead[r] = b
+		}
+	}
+	return lead, nil
 }
 
 func (rec *Recording) rankPath(r int) string { return filepath.Join(rec.dir, record.RankFile(r)) }
@@ -179,7 +205,7 @@ type scriptMeter struct {
 	s    *record.Stream
 	next int // the next event to look at for a burst
 	on   bool
-	lead []float64 // the group leader's bursts, for BurstRef (compacted records)
+	lead []float64 // what BurstRef stands for in a compacted record (memberBursts)
 	led  int       // the next of them
 }
 

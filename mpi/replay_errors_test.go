@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,7 @@ func FuzzReplayEvents(f *testing.F) {
 	f.Add([]byte{byte(callIsend), 5, 0, 0, 0, 16, 2, byte(callIrecv), 5, 0, 0, 0, 16, 4, byte(callWaitall), 3, 4, 2, 4})
 	f.Add([]byte{byte(callAllreduce), 9, 0, 0, 0, 28, 2, 1, 0, 0, 4})
 	f.Add([]byte{byte(callSplit), 6, 0, 0, 0, 2, 0, 4, byte(callBarrier), 3, 4, 0, 0})
+	f.Add([]byte{record.BurstScale, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0xa0, 0x7f, record.BurstRef, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// data is a sequence of events as the record frames them:
 		// op, count, zigzag varints.
@@ -145,4 +147,78 @@ func FuzzReplayEvents(f *testing.F) {
 		rec := writeRecord(t, t.TempDir(), 256, evs...)
 		rec.Replay(nil, 0)
 	})
+}
+
+// TestReplayCorruptStretchSums: in a compacted record, a member's corrupt
+// stretch sums, or burst references that do not match its leader's
+// bursts, make Replay fail naming the file (and the offset, for what the
+// file itself holds), never panic; a member without stretch sums (a
+// record compacted before format version 2) takes its leader's bursts.
+func TestReplayCorruptStretchSums(t *testing.T) {
+	m, _ := vtime.Preset("xsim-ethernet")
+	write := func(t *testing.T, format int, member ...record.Event) string {
+		dir := t.TempDir()
+		if err := record.WriteManifest(dir, record.Manifest{Format: format, Ranks: 2, CPUScale: 1, Machine: m.JSON(), Leaders: []int{0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		barrier := []int64{0, 0, 0}
+		var w record.Writer
+		w.Burst(1e-3)
+		w.Event(uint8(callBarrier), barrier)
+		w.Burst(2e-3)
+		w.Event(uint8(callBarrier), barrier)
+		if err := w.WriteFile(filepath.Join(dir, record.RankFile(0)), record.Header{Rank: 0, Ranks: 2, HostConcurrency: 1}); err != nil {
+			t.Fatal(err)
+		}
+		var mw record.Writer
+		for _, e := range member {
+			mw.Event(e.Op, e.Args)
+			if e.Op == record.BurstRef {
+				mw.Event(uint8(callBarrier), barrier)
+			}
+		}
+		if err := mw.WriteFile(filepath.Join(dir, record.RankFile(1)), record.Header{Rank: 1, Ranks: 2, HostConcurrency: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	bits := func(vs ...float64) []int64 {
+		var a []int64
+		for _, v := range vs {
+			a = append(a, int64(math.Float64bits(v)))
+		}
+		return a
+	}
+	ref := record.Event{Op: record.BurstRef}
+	for name, tc := range map[string]struct {
+		member []record.Event
+		want   string
+	}{
+		"nan":      {[]record.Event{{Op: record.BurstScale, Args: bits(math.NaN(), 1)}, ref, ref}, "rank-00001.rec: offset 4: stretch sum 0"},
+		"negative": {[]record.Event{ref, {Op: record.BurstScale, Args: bits(1, -1)}, ref}, "rank-00001.rec: offset 11: stretch sum 1"},
+		"count":    {[]record.Event{{Op: record.BurstScale, Args: bits(1)}, ref, ref}, "rank-00001.rec: offset 4: 1 stretch sums for 2 burst references"},
+		"refs":     {[]record.Event{ref, ref, ref}, "rank-00001.rec: 3 burst references, and its leader's file"},
+	} {
+		_, err := mustOpen(t, write(t, record.Version, tc.member...)).Replay(nil, 1)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", name, err, tc.want)
+		}
+	}
+	// A member compacted by a gompi before format version 2 computes as
+	// its leader.
+	v, err := mustOpen(t, write(t, record.Recorded, ref, ref)).Replay(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := v.Results(); r[1].Computation != r[0].Computation || r[0].Computation == 0 {
+		t.Errorf("member without stretch sums computes %v s, its leader %v s", r[1].Computation, r[0].Computation)
+	}
+	// One with its own sums computes them.
+	v, err = mustOpen(t, write(t, record.Version, record.Event{Op: record.BurstScale, Args: bits(3e-3, 5e-3)}, ref, ref)).Replay(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := v.Results(); math.Abs(r[1].Computation-8e-3) > 1e-12 || math.Abs(r[0].Computation-3e-3) > 1e-12 {
+		t.Errorf("member with stretch sums 3 ms and 5 ms computes %v s, its leader (1 ms and 2 ms) %v s", r[1].Computation, r[0].Computation)
+	}
 }

@@ -37,6 +37,8 @@ func opName(op uint8) string {
 	switch op {
 	case record.Burst, record.BurstNS, record.BurstRef:
 		return "burst"
+	case record.BurstScale, record.BurstScaleNS:
+		return "stretch sums"
 	case record.Elapse:
 		return "Elapse"
 	case record.Unsupported:
@@ -138,8 +140,8 @@ func (pl *player) play() error {
 	pl.matched()
 	for pl.ev = 0; pl.ev < pl.s.Len(); pl.ev++ {
 		op := pl.s.Op(pl.ev)
-		if op == record.Burst || op == record.BurstNS || op == record.BurstRef {
-			continue // the meter's (scriptMeter)
+		if op == record.Burst || op == record.BurstNS || op == record.BurstRef || op == record.BurstScale || op == record.BurstScaleNS {
+			continue // the meter's (scriptMeter, Recording.memberBursts)
 		}
 		pl.args = pl.s.Args(pl.ev)
 		err := pl.call(op)

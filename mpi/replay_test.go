@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -644,4 +645,119 @@ func dirSize(t *testing.T, dir string) int64 {
 		}
 	}
 	return n
+}
+
+// shapedMeter measures bursts of a repeating shape (1 to 1.6 times 1e-4
+// s), times scale.
+type shapedMeter struct {
+	scale float64
+	n     int
+	on    bool
+}
+
+func (m *shapedMeter) Begin() { m.on = true }
+func (m *shapedMeter) End() float64 {
+	if !m.on {
+		return 0
+	}
+	m.on = false
+	m.n++
+	return 1e-4 * m.scale * (1 + 0.1*float64(m.n%7))
+}
+func (m *shapedMeter) Peek() float64    { return 0 }
+func (m *shapedMeter) Abandon()         { m.on = false }
+func (m *shapedMeter) Running() float64 { return 0 }
+
+// TestReplayMemberKeepsOwnComputation: a member whose bursts are its
+// leader's times 1.03 (within the tolerance, 0.05) replays, once compacted,
+// with its own computation in each of the 64 stretches and in total (to
+// 1e-9 relative), not its leader's: the slowest rank of a collective
+// stays the slowest, and the prediction is the full record's.
+func TestReplayMemberKeepsOwnComputation(t *testing.T) {
+	m, err := vtime.Preset("xsim-ethernet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	v, err := NewVirtual(m, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.SetHostConcurrency(1)
+	v.newMeter = func(id int) vtime.Meter { return &shapedMeter{scale: 1 + 0.03*float64(id%2)} }
+	dir := t.TempDir()
+	if err := v.Record(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Run(func(c *Comm) error {
+		// The same calls on every rank: a ring exchange and an
+		// Allreduce, 100 times.
+		n, me := c.Size(), c.Rank()
+		buf := make([]float64, 64)
+		for i := 0; i < 100; i++ {
+			if _, err := Sendrecv(c, buf[:8], (me+1)%n, 1, buf[8:16], (me+n-1)%n, 1); err != nil {
+				return err
+			}
+			if err := Allreduce(c, buf[:16], buf[16:32], Sum); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	own := make([][]float64, n)
+	for r := range own {
+		s, err := record.ReadFile(filepath.Join(dir, record.RankFile(r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own[r] = s.Bursts()
+	}
+	if len(own[0]) < 2*64 {
+		t.Fatalf("%d bursts a rank: want several a stretch", len(own[0]))
+	}
+	whole := replayOf(t, dir)
+	sum, err := record.Compact(dir, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Groups != 1 {
+		t.Fatalf("%d groups (leaders %v): want every rank with rank 0", sum.Groups, sum.Leaders)
+	}
+	compacted := replayOf(t, dir)
+	// What each member's BurstRefs stand for in the replay.
+	rec := mustOpen(t, dir)
+	streams, err := rec.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rec.memberBursts(streams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stretches := func(b []float64) []float64 {
+		s := make([]float64, 64)
+		for i, x := range b {
+			s[i*64/len(b)] += x
+		}
+		return s
+	}
+	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y)) }
+	for r := 1; r < n; r++ {
+		g, w := stretches(got[r]), stretches(own[r])
+		for k := range w {
+			if !near(g[k], w[k]) {
+				t.Fatalf("rank %d, stretch %d: replays %v s of computation, recorded %v s", r, k, g[k], w[k])
+			}
+		}
+		a, b := whole.Results()[r].Computation, compacted.Results()[r].Computation
+		if !near(a, b) {
+			t.Fatalf("rank %d: computation %v s compacted, %v s in the full record", r, b, a)
+		}
+	}
+	if c := compacted.Results(); near(c[0].Computation, c[1].Computation) {
+		t.Fatalf("rank 1 computes as its leader (%v s): its own 3%% more is lost", c[1].Computation)
+	}
+	sameResults(t, "compacted, members 3% off their leader", whole, compacted, 1e-9)
 }

@@ -17,9 +17,10 @@
 #      million messages;
 #   5. compacts a copy of the last record (gompirun -compact) at each
 #      tolerance of TOLERANCE (a list, default 0.05,0.1,0.2,0.5), replays
-#      it, and prints the groups, the sizes, and the compacted replay's
-#      prediction against the full record's (the representative ranks'
-#      error: both replays are deterministic).
+#      it, and prints the groups, the bursts and members' stretch sums
+#      kept, the sizes, and the compacted replay's prediction against
+#      the full record's (the representative ranks' error: both replays
+#      are deterministic).
 #
 # Usage: scripts/replay-cost.sh -np 2 -virtual 64 [-cpu-scale 0] ./npb-go/cg -class A
 #        scripts/replay-cost.sh -np 16 -virtual 1024 ./npb-go/cg -class A

@@ -13,9 +13,10 @@ import (
 // -compact DIR groups the ranks of a record whose computation vectors are
 // alike (Phantom's representative ranks, seeds/002; record.Compact) and
 // keeps one vector per group: the members' files then refer to their
-// leader's bursts. It prints the groups and the record's size before and
-// after. A replay of the compacted record gives each member its leader's
-// computation (docs/replay.md, "Representative ranks").
+// leader's bursts and keep their own computation per stretch (64 sums).
+// It prints the groups and the record's size before and after. A replay
+// of the compacted record gives each member its leader's bursts scaled to
+// its own stretch sums (docs/replay.md, "Representative ranks").
 
 // defaultTolerance is -tolerance's default: a member's bursts differ from
 // its leader's by at most 5% of the leader's computation in total.
@@ -73,7 +74,7 @@ func compactReport(dir string, tol float64, sum record.CompactSummary) string {
 		}
 		fmt.Fprintf(&b, "  leader %d: ranks %s\n", l, ranges(members[l]))
 	}
-	fmt.Fprintf(&b, "  bursts kept %d of %d; rank files %d bytes, were %d\n", sum.BurstsBefore-sum.Moved, sum.BurstsBefore, sum.After, sum.BytesBefore)
+	fmt.Fprintf(&b, "  bursts kept %d of %d, and %d members' stretch sums; rank files %d bytes, were %d\n", sum.BurstsBefore-sum.Moved, sum.BurstsBefore, sum.Sums, sum.After, sum.BytesBefore)
 	return b.String()
 }
 

@@ -13,13 +13,16 @@ const ManifestFile = "manifest.json"
 // Manifest describes a whole record: what was predicted and how. Every
 // process of a recorded job writes the same one.
 type Manifest struct {
-	Format   int             `json:"format"`    // Version
+	Format   int             `json:"format"`    // Recorded, or Version once compacted
 	Gompi    string          `json:"gompi"`     // the module version that recorded
 	Ranks    int             `json:"ranks"`     // P
 	CPUScale float64         `json:"cpu_scale"` // of the recording
 	Machine  json.RawMessage `json:"machine"`   // the recording's target (vtime.Machine JSON)
 	// Leaders, in a compacted record (Compact), is every rank's group
-	// leader: a rank whose leader is another takes its bursts from it.
+	// leader: a rank whose leader is another takes its bursts from it,
+	// scaled to its own stretch sums (MemberBursts; a record compacted
+	// by gompi before format version 2 has none: the leader's bursts as
+	// they are).
 	Leaders []int `json:"leaders,omitempty"`
 }
 
@@ -61,8 +64,8 @@ func ReadManifest(dir string) (Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Manifest{}, fmt.Errorf("%s: %v", path, err)
 	}
-	if m.Format != Version {
-		return Manifest{}, fmt.Errorf("%s: format version %d; this gompi reads version %d", path, m.Format, Version)
+	if m.Format < Recorded || m.Format > Version {
+		return Manifest{}, fmt.Errorf("%s: format version %d; this gompi reads versions %d to %d", path, m.Format, Recorded, Version)
 	}
 	if m.Ranks < 1 || !(m.CPUScale >= 0) || len(m.Machine) == 0 {
 		return Manifest{}, fmt.Errorf("%s: %d ranks, cpu scale %g, machine %q: not a valid manifest", path, m.Ranks, m.CPUScale, m.Machine)

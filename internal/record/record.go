@@ -5,7 +5,9 @@
 //
 // A rank file is the magic "GOMPIREC", then a gzip stream of
 //
-//	header:  uvarint format version, uvarint rank, uvarint ranks,
+//	header:  uvarint format version (1, or 2 in a compacted record's
+//	         member file, which holds its stretch sums), uvarint rank,
+//	         uvarint ranks,
 //	         uvarint host concurrency (k_h, for the contention factor)
 //	events:  byte op (never 0), uvarint n, n zigzag varints
 //	trailer: byte 0, uvarint events, uvarint timing-dependent calls,
@@ -34,10 +36,16 @@ import (
 	"time"
 )
 
-// Magic opens every rank file; Version is the format version it carries.
+// Magic opens every rank file. Version is the newest format version this
+// package reads: 1 is a record as gompirun -record writes it (its rank
+// files and manifest carry 1, which gompi before version 2 reads too); 2
+// is a record compacted with members' stretch sums (Compact): its
+// manifest and its members' files carry 2.
 const (
 	Magic   = "GOMPIREC"
-	Version = 1
+	Version = 2
+	// Recorded is the version a recording writes.
+	Recorded = 1
 )
 
 // Ops of the events this package itself gives a meaning to; the mpi
@@ -76,6 +84,7 @@ type Event struct {
 // Writer accumulates a rank's events in memory (uncompressed varints: a
 // few bytes per call) until Flush compresses them into the rank's file.
 type Writer struct {
+	version   int // of the file: Recorded, or 2 once it holds stretch sums
 	buf       []byte
 	events    int64
 	sensitive int64
@@ -84,6 +93,9 @@ type Writer struct {
 
 // Event appends one event.
 func (w *Writer) Event(op uint8, args []int64) {
+	if isScale(op) {
+		w.version = 2
+	}
 	w.buf = append(w.buf, op)
 	w.buf = binary.AppendUvarint(w.buf, uint64(len(args)))
 	for _, a := range args {
@@ -127,7 +139,7 @@ func (w *Writer) WriteFile(path string, h Header) error {
 	defer gzPool.Put(z)
 	z.Reset(bw)
 	var hd []byte
-	for _, v := range []int{Version, h.Rank, h.Ranks, h.HostConcurrency} {
+	for _, v := range []int{max(Recorded, w.version), h.Rank, h.Ranks, h.HostConcurrency} {
 		hd = binary.AppendUvarint(hd, uint64(v))
 	}
 	z.Write(hd)
@@ -152,6 +164,7 @@ func (w *Writer) WriteFile(path string, h Header) error {
 // Reader decodes one rank file.
 type Reader struct {
 	name      string
+	version   int
 	r         *bufio.Reader
 	off       int64 // bytes of the decompressed stream consumed
 	header    Header
@@ -183,9 +196,10 @@ func NewReader(name string, r io.Reader) (*Reader, error) {
 			return nil, err
 		}
 	}
-	if hd[0] != Version {
-		return nil, d.errorf("format version %d; this gompi reads version %d", hd[0], Version)
+	if hd[0] < Recorded || hd[0] > Version {
+		return nil, d.errorf("format version %d; this gompi reads versions %d to %d", hd[0], Recorded, Version)
 	}
+	d.version = int(hd[0])
 	if hd[2] < 1 || hd[2] > math.MaxInt32 || hd[1] >= hd[2] || hd[3] > math.MaxInt32 {
 		return nil, d.errorf("header: rank %d of %d ranks, host concurrency %d", hd[1], hd[2], hd[3])
 	}
@@ -201,8 +215,16 @@ func (d *Reader) Header() Header { return d.header }
 func (d *Reader) Sensitive() int64 { return d.sensitive }
 
 func (d *Reader) errorf(format string, a ...any) error {
-	return fmt.Errorf("%s: offset %d: %s", d.name, d.off, fmt.Sprintf(format, a...))
+	return d.errorAt(d.off, format, a...)
 }
+
+func (d *Reader) errorAt(off int64, format string, a ...any) error {
+	return fmt.Errorf("%s: offset %d: %s", d.name, off, fmt.Sprintf(format, a...))
+}
+
+// Offset is how many bytes of the decompressed stream have been read: an
+// event's offset is Offset before the Next that returns it.
+func (d *Reader) Offset() int64 { return d.off }
 
 // fail names a read error: the end of the data is a truncated file.
 func (d *Reader) fail(what string, err error) error {
@@ -244,6 +266,7 @@ func (d *Reader) Next() (Event, error) {
 	if d.done {
 		return Event{}, io.EOF
 	}
+	start := d.off
 	op, err := d.byte("event")
 	if err != nil {
 		return Event{}, err
@@ -267,6 +290,11 @@ func (d *Reader) Next() (Event, error) {
 			return Event{}, err
 		}
 		args = append(args, int64(u>>1)^-int64(u&1))
+	}
+	if isScale(op) {
+		if err := d.checkScale(start, op, args); err != nil {
+			return Event{}, err
+		}
 	}
 	d.events++
 	return Event{Op: op, Args: args}, nil
@@ -306,9 +334,14 @@ type Stream struct {
 	Header
 	Sensitive int64 // the trailer's count of timing-dependent calls
 	MaxBytes  int64 // the trailer's largest buffer
-	ops       []uint8
-	ends      []int // Args(i) is args[ends[i-1]:ends[i]]
-	args      []int64
+	// StretchSums, in a compacted record's member file, are the
+	// member's own computation per stretch (its BurstScale or
+	// BurstScaleNS event); nil
+	// otherwise.
+	StretchSums []float64
+	ops         []uint8
+	ends        []int // Args(i) is args[ends[i-1]:ends[i]]
+	args        []int64
 }
 
 // Len is the number of events.
@@ -344,14 +377,32 @@ func Decode(name string, r io.Reader) (*Stream, error) {
 		return nil, err
 	}
 	s := &Stream{Header: d.Header()}
+	scaleAt, refs := int64(-1), 0
 	for {
+		off := d.Offset()
 		e, err := d.Next()
 		if err == io.EOF {
 			s.Sensitive, s.MaxBytes = d.Sensitive(), d.maxBytes
+			if scaleAt >= 0 && len(s.StretchSums) != min(profileBlocks, refs) {
+				return nil, d.errorAt(scaleAt, "%d stretch sums for %d burst references; want %d", len(s.StretchSums), refs, min(profileBlocks, refs))
+			}
 			return s, nil
 		}
 		if err != nil {
 			return nil, err
+		}
+		switch e.Op {
+		case BurstRef:
+			refs++
+		case BurstScale, BurstScaleNS:
+			if scaleAt >= 0 {
+				return nil, d.errorAt(off, "a second stretch-sum event (the first at offset %d)", scaleAt)
+			}
+			scaleAt = off
+			s.StretchSums = make([]float64, len(e.Args))
+			for i, a := range e.Args {
+				s.StretchSums[i] = scaleSeconds(e.Op, a)
+			}
 		}
 		s.ops = append(s.ops, e.Op)
 		s.args = append(s.args, e.Args...)

@@ -100,7 +100,8 @@ func TestCorrupt(t *testing.T) {
 		"after":  append(header(), 0, 0, 0, 0, 9),
 		"varint": append(header(), 7, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f),
 		"rank":   {1, 5, 5, 1, 0, 0, 0},
-		"format": {2, 0, 1, 1, 0, 0, 0},
+		"format": {Version + 1, 0, 1, 1, 0, 0, 0},
+		"zero":   {0, 0, 1, 1, 0, 0, 0},
 	} {
 		_, err := Decode("f", bytes.NewReader(wrap(body)))
 		if err == nil || !strings.HasPrefix(err.Error(), "f: offset ") {
@@ -115,7 +116,7 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
-func header() []byte { return []byte{Version, 0, 1, 1} }
+func header() []byte { return []byte{Recorded, 0, 1, 1} }
 
 // wrap makes a rank file of a decompressed stream.
 func wrap(body []byte) []byte {
@@ -173,6 +174,7 @@ func FuzzRecordDecode(f *testing.F) {
 func FuzzRecordStream(f *testing.F) {
 	f.Add(append(header(), 1, 2, 4, 6, 0, 1, 0, 0))
 	f.Add(append(header(), 0, 0, 0, 0))
+	f.Add(append(append([]byte{Version, 0, 1, 1}, scaleBytes(1e-3, 2e-3)...), BurstRef, 0, BurstRef, 0, 0, 3, 0, 0))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		d, err := NewReader("f", bytes.NewReader(wrap(body)))
 		if err != nil {
