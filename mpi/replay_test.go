@@ -267,13 +267,20 @@ func TestReplayEqualsExecution(t *testing.T) {
 }
 
 // TestReplayPollLoops is TestReplayEqualsExecution with Test-family
-// polling loops, whose number of calls depends on the host. Known issue:
-// under the race detector one run in many replays a rank to its end while
-// another waits in a Barrier (seen twice, not reproduced on demand; not
-// yet understood), so it does not run there.
+// polling loops, whose number of calls depends on timing. Known issue: in
+// one run in a few hundred at n = 2 (under the race detector, or with
+// GOMAXPROCS=2 on a loaded host) the execution and the replay still
+// disagree: by a wait, a stall and one copy time, or, the replay following
+// the recorded polls, a rank runs to its end while its peer waits in a
+// Testany for the rank to take its rendezvous send's DATA. The lookahead
+// window (virtual_window.go) is the suspect: such a run's rank polls in a
+// window past a message its peer has yet to send. A first cause of the
+// same symptoms, a poll reading the settled flag an earlier poll left set
+// (testVirtual), is fixed. So the test does not run under the race
+// detector, where the rare case shows most.
 func TestReplayPollLoops(t *testing.T) {
 	if raceSlowdown > 1 {
-		t.Skip("known issue under the race detector: a rare replay deadlock (see the comment)")
+		t.Skip("known issue under the race detector: a rare disagreement (see the comment)")
 	}
 	testReplayEqualsExecution(t, pollProgram)
 }
