@@ -267,21 +267,15 @@ func TestReplayEqualsExecution(t *testing.T) {
 }
 
 // TestReplayPollLoops is TestReplayEqualsExecution with Test-family
-// polling loops, whose number of calls depends on timing. Known issue: in
-// one run in a few hundred at n = 2 (under the race detector, or with
-// GOMAXPROCS=2 on a loaded host) the execution and the replay still
-// disagree: by a wait, a stall and one copy time, or, the replay following
-// the recorded polls, a rank runs to its end while its peer waits in a
-// Testany for the rank to take its rendezvous send's DATA. The lookahead
-// window (virtual_window.go) is the suspect: such a run's rank polls in a
-// window past a message its peer has yet to send. A first cause of the
-// same symptoms, a poll reading the settled flag an earlier poll left set
-// (testVirtual), is fixed. So the test does not run under the race
-// detector, where the rare case shows most.
+// polling loops, whose number of calls depends on timing. It used to fail
+// rarely (the execution and the replay differing by a wait and a copy
+// time, or a replay's rank running to its end while its peer waited for
+// its rendezvous DATA), from two host-timing dependences in the answers
+// to polls: a poll reading the settled flag an earlier poll left set
+// (testVirtual), and the stall scan reading a rank woken meanwhile as one
+// with nothing pending (resolveStall), which gave two polling ranks
+// windows to +Inf at once.
 func TestReplayPollLoops(t *testing.T) {
-	if raceSlowdown > 1 {
-		t.Skip("known issue under the race detector: a rare disagreement (see the comment)")
-	}
 	testReplayEqualsExecution(t, pollProgram)
 }
 
