@@ -250,6 +250,7 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 	if err := c.check(); err != nil {
 		return false, Status{}, err
 	}
+	c.r.call = userCall{op: callIprobe, a: int32(source), b: int32(tag)} // a poll may park (deadlock reports name the call)
 	if c.traceCall(callIprobe, source, tag) {
 		defer c.leave()
 	}

@@ -138,7 +138,20 @@ func (w *world) resolveStall(r *rank, parking bool) *rank {
 			computing = min(computing, b)
 			continue
 		}
-		if b := o.stallMin.Load(); b != 0 {
+		b := o.stallMin.Load()
+		if o != r || !parking {
+			// Read after the check, the pending event may be that of
+			// a rank woken meanwhile (told to act by another scan, or
+			// its wait over), which has already withdrawn it: 0 would
+			// then read as a rank with nothing pending, and the pick
+			// would get a window past what that rank is about to do.
+			// A rank wakes before it withdraws, and publishes before
+			// it parks again, so looking again tells.
+			if asleep, _ := o.inbox.Asleep(); !asleep || o.parkGen.Load() != gen {
+				return nil
+			}
+		}
+		if b != 0 {
 			if t := math.Float64frombits(b); t < pickT {
 				nextT = pickT
 				pick, pickGen, pickT = o, gen, t

@@ -197,6 +197,14 @@ func (r *rank) testVirtual(reqs []*Request, complete func() bool, choose func() 
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
 	r.stats.temporal++
+	// The poll answers for its own t_V: whatever settled an earlier poll
+	// (r.settled, which complete may read) says nothing about the messages
+	// due by now. Left set, it would let this poll answer at entry from
+	// what the host happens to have dealt with already: whether it is still
+	// set depends on whether the wait for the last poll's chosen requests
+	// was empty (a rendezvous send's receiver already copied the DATA out)
+	// or ran a waiting phase, which clears it.
+	r.settled, r.settleGuess = false, false
 	if !complete() {
 		r.waitEpoch++
 		r.waitPhase(complete, false, nil)

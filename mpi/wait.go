@@ -65,6 +65,7 @@ func (q *Request) Test() (bool, Status, error) {
 	if q.freed {
 		return false, emptyStatus(), errFreed()
 	}
+	q.r.call = userCall{op: callTest} // a poll may park (deadlock reports name the call)
 	if q.r.traceTest(callTest) {
 		defer q.r.traceLeave()
 	}
@@ -317,6 +318,7 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	if r == nil {
 		return Undefined, true, emptyStatus(), nil
 	}
+	r.call = userCall{op: callTestany}
 	if r.traceTest(callTestany) {
 		defer r.traceLeave()
 	}
@@ -378,6 +380,7 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 	if r == nil {
 		return nil, nil, nil
 	}
+	r.call = userCall{op: callTestsome}
 	if r.traceTest(callTestsome) {
 		defer r.traceLeave()
 	}
@@ -431,6 +434,7 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		st, err := collectAll(reqs) // every entry nil: empty statuses
 		return true, st, err
 	}
+	r.call = userCall{op: callTestall}
 	if r.traceTest(callTestall) {
 		defer r.traceLeave()
 	}
