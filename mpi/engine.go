@@ -51,6 +51,13 @@ type Request struct {
 	freed   bool          // Free was called (persistent.go); reset keeps it
 	parts   []*Request    // a composite's parts (isendrecv.go); only new requests get one
 	whole   *Request      // the composite this is a part of (isendrecv.go); only new requests get one
+
+	// The request's identity in its rank's record (record.go; 0: none),
+	// and whether it is an AnySource receive whose completion the record
+	// has not reported yet. Kept here rather than in maps of the recorder,
+	// which held every request of the run (and its buffer) until the end.
+	recID  int64
+	recAny bool
 }
 
 func (q *Request) complete() {

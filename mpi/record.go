@@ -76,24 +76,53 @@ type recorder struct {
 	depth int        // user-level calls in progress: only the outermost is recorded
 	op    callOp
 	args  []int64 // of the call in progress
-	// Requests the program holds, by identity: 1, 2, ... in the order
-	// the rank made them (0 is the null request).
-	reqs    map[*Request]int64
+	// The calls' events not yet encoded (op, argument count, arguments,
+	// per call): leave runs inside the computation burst that follows the
+	// call (the engine's bracket has closed), so when the rank's bursts
+	// are measured (deferred) it only sets the event aside, and the next
+	// burst's end (burstTap.End, after the meter's reading) writes it.
+	// What the rank computes is then measured without the recorder's
+	// encoding and buffer growth in it.
+	deferred bool
+	pend     []int64
+	// Requests get identities 1, 2, ... in the order the rank made them
+	// (0 is the null request), held by the request itself (Request.recID,
+	// and Request.recAny for an AnySource receive not yet reported
+	// complete): no map of the recorder keeps requests alive, and noting
+	// one (inside the caller's computation burst, which the call's own
+	// bookkeeping is measured in) costs no map insertion.
 	nextReq int64
-	anyRecv map[*Request]bool // AnySource receives not yet reported complete
-	waited  []*Request        // the requests of the Wait or Test in progress
+	waited  []*Request // the requests of the Wait or Test in progress
 	// unsupported has bit f set once a call of family f of unrecordable
 	// was marked.
 	unsupported uint32
 }
 
 func newRecorder(dir string, id, ranks int, k func() int) *recorder {
-	return &recorder{path: filepath.Join(dir, record.RankFile(id)), ranks: ranks, k: k,
-		reqs: map[*Request]int64{}, anyRecv: map[*Request]bool{}}
+	return &recorder{path: filepath.Join(dir, record.RankFile(id)), ranks: ranks, k: k}
 }
 
-// burst is a computation burst the rank's meter measured (burstTap).
-func (rc *recorder) burst(d float64) { rc.out.Burst(d) }
+// burst is a computation burst the rank's meter measured (burstTap),
+// after the call event before it.
+func (rc *recorder) burst(d float64) {
+	rc.flush()
+	rc.out.Burst(d)
+}
+
+// flush writes the call events set aside by leave: every other write to
+// the record comes after them, which keeps the stream in the order of the
+// rank's calls and bursts.
+func (rc *recorder) flush() {
+	for i := 0; i < len(rc.pend); {
+		n := int(rc.pend[i+1])
+		rc.out.Event(uint8(rc.pend[i]), rc.pend[i+2:i+2+n])
+		i += 2 + n
+	}
+	rc.pend = rc.pend[:0]
+}
+
+// maxPend bounds the events set aside (int64s) between two bursts' ends.
+const maxPend = 1 << 12
 
 // enter starts a user-level call: its op and the stream's first
 // arguments (the communicator's context and the call's a and b, or
@@ -118,6 +147,7 @@ func (rc *recorder) leave() {
 	}
 	if len(rc.waited) > 0 {
 		rc.completions()
+		clear(rc.waited) // keep no request alive past its call
 	}
 	switch rc.op {
 	case callRecv, callProbe:
@@ -131,7 +161,11 @@ func (rc *recorder) leave() {
 	case callIprobe, callTest, callTestany, callTestsome, callTestall, callWaitany, callWaitsome:
 		rc.out.Sensitive()
 	}
-	rc.out.Event(uint8(rc.op), rc.args)
+	rc.pend = append(rc.pend, int64(rc.op), int64(len(rc.args)))
+	rc.pend = append(rc.pend, rc.args...)
+	if !rc.deferred || len(rc.pend) > maxPend {
+		rc.flush()
+	}
 }
 
 // completions appends to a Wait or Test the AnySource receives it saw
@@ -141,9 +175,9 @@ func (rc *recorder) completions() {
 	n := len(rc.args)
 	rc.args = append(rc.args, 0)
 	for _, q := range rc.waited {
-		if q != nil && rc.anyRecv[q] && q.done.Load() {
-			rc.args = append(rc.args, rc.reqs[q], int64(q.status.Source))
-			delete(rc.anyRecv, q)
+		if q != nil && q.recAny && q.done.Load() {
+			rc.args = append(rc.args, q.recID, int64(q.status.Source))
+			q.recAny = false
 		}
 	}
 	rc.args[n] = int64(len(rc.args)-n-1) / 2
@@ -173,9 +207,9 @@ func (rc *recorder) noteReq(q *Request, anySource bool) {
 	if q != nil {
 		rc.nextReq++
 		id = rc.nextReq
-		rc.reqs[q] = id
+		q.recID = id
 		if anySource {
-			rc.anyRecv[q] = true
+			q.recAny = true
 			rc.out.Sensitive()
 		}
 	}
@@ -208,7 +242,11 @@ func (rc *recorder) noteWait(reqs []*Request) {
 	}
 	rc.args = append(rc.args, int64(len(reqs)))
 	for _, q := range reqs {
-		rc.args = append(rc.args, rc.reqs[q])
+		id := int64(0)
+		if q != nil {
+			id = q.recID
+		}
+		rc.args = append(rc.args, id)
 	}
 	rc.waited = append(rc.waited, reqs...)
 }
@@ -216,12 +254,14 @@ func (rc *recorder) noteWait(reqs []*Request) {
 // event records an event outside any call (Elapse, Free).
 func (rc *recorder) event(op uint8, v ...int64) {
 	if rc.depth == 0 {
+		rc.flush()
 		rc.out.Event(op, v)
 	}
 }
 
 // finish writes the rank's file.
 func (rc *recorder) finish(id int) error {
+	rc.flush()
 	return rc.out.WriteFile(rc.path, record.Header{Rank: id, Ranks: rc.ranks, HostConcurrency: rc.k()})
 }
 
@@ -271,6 +311,7 @@ func (c *Comm) unrecordable(f int) {
 		return
 	}
 	rc.unsupported |= 1 << f
+	rc.flush()
 	rc.out.Event(record.Unsupported, []int64{int64(f)})
 }
 
@@ -358,8 +399,12 @@ func (t *burstTap) Begin() {
 
 func (t *burstTap) End() float64 {
 	d := t.Meter.End()
-	if t.on && t.rec != nil {
-		t.rec.burst(d)
+	if t.rec != nil {
+		if t.on {
+			t.rec.burst(d)
+		} else {
+			t.rec.flush()
+		}
 	}
 	t.on = false
 	return d
@@ -369,6 +414,7 @@ func (t *burstTap) End() float64 {
 func (c *virtualClock) recordTo(rc *recorder) {
 	if c.tap != nil {
 		c.tap.rec = rc
+		rc.deferred = true
 	}
 }
 
