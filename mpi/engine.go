@@ -80,6 +80,7 @@ func (q *Request) reset(r *rank, c *Comm, kind reqKind, buf []byte, ctx uint32, 
 	q.vstart, q.vready = 0, 0
 	q.status = Status{}
 	q.err, q.onDone = nil, nil
+	q.recID, q.recAny = 0, false // a new operation: the record names it anew
 }
 
 // matches reports whether a receive request accepts a message header.

@@ -196,7 +196,7 @@ func TestReplayCorruptStretchSums(t *testing.T) {
 	}{
 		"nan":      {[]record.Event{{Op: record.BurstScale, Args: bits(math.NaN(), 1)}, ref, ref}, "rank-00001.rec: offset 4: stretch sum 0"},
 		"negative": {[]record.Event{ref, {Op: record.BurstScale, Args: bits(1, -1)}, ref}, "rank-00001.rec: offset 11: stretch sum 1"},
-		"count":    {[]record.Event{{Op: record.BurstScale, Args: bits(1)}, ref, ref}, "rank-00001.rec: offset 4: 1 stretch sums for 2 burst references"},
+		"count":    {[]record.Event{{Op: record.BurstScale, Args: bits(1, 2, 3)}, ref, ref}, "rank-00001.rec: offset 4: 3 stretch sums for 2 burst references"},
 		"refs":     {[]record.Event{ref, ref, ref}, "rank-00001.rec: 3 burst references, and its leader's file"},
 	} {
 		_, err := mustOpen(t, write(t, record.Version, tc.member...)).Replay(nil, 1)

@@ -610,7 +610,7 @@ func TestReplayRepresentativeRanks(t *testing.T) {
 	}
 	whole := replayOf(t, dir)
 	before := dirSize(t, dir)
-	sum, err := record.Compact(dir, 0)
+	sum, err := record.Compact(dir, 0, record.DefaultStretches)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,7 +627,7 @@ func TestReplayRepresentativeRanks(t *testing.T) {
 	if after := dirSize(t, dir); after >= before {
 		t.Errorf("record of %d bytes compacted to %d", before, after)
 	}
-	if _, err := record.Compact(dir, 0); err == nil {
+	if _, err := record.Compact(dir, 0, record.DefaultStretches); err == nil {
 		t.Error("a record compacted twice")
 	}
 }
@@ -731,7 +731,7 @@ func TestReplayMemberKeepsOwnComputation(t *testing.T) {
 		t.Fatalf("%d bursts a rank: want several a stretch", len(own[0]))
 	}
 	whole := replayOf(t, dir)
-	sum, err := record.Compact(dir, 0.05)
+	sum, err := record.Compact(dir, 0.05, record.DefaultStretches)
 	if err != nil {
 		t.Fatal(err)
 	}

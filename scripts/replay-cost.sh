@@ -15,7 +15,8 @@
 #      0 skips this step: a trace holds every event in memory until the
 #      job ends) and prints the Chrome trace's size per message and per
 #      million messages;
-#   5. compacts a copy of the last record (gompirun -compact) at each
+#   5. compacts a copy of the last record (gompirun -compact, -stretches
+#      STRETCHES, default 64) at each
 #      tolerance of TOLERANCE (a list, default 0.05,0.1,0.2,0.5), replays
 #      it, and prints the groups, the bursts and members' stretch sums
 #      kept, the sizes, and the compacted replay's prediction against
@@ -24,7 +25,7 @@
 #
 # Usage: scripts/replay-cost.sh -np 2 -virtual 64 [-cpu-scale 0] ./npb-go/cg -class A
 #        scripts/replay-cost.sh -np 16 -virtual 1024 ./npb-go/cg -class A
-# Environment: RUNS (default 3), TRACE_MAX (above), TOLERANCE (default
+# Environment: RUNS (default 3), TRACE_MAX (above), STRETCHES, TOLERANCE (default
 # 0.05,0.1,0.2,0.5). Run it on a
 # quiet machine.
 set -eu
@@ -32,6 +33,7 @@ cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: scripts/replay-cost.sh -np N -virtual P [options] PROGRAM [ARGS...]" >&2; exit 2; }
 RUNS=${RUNS:-3}
 TOLERANCE=${TOLERANCE:-0.05,0.1,0.2,0.5}
+STRETCHES=${STRETCHES:-64}
 TRACE_MAX=${TRACE_MAX:-100000000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -98,7 +100,7 @@ full=$(field "$tmp/replay-$RUNS.json" predicted)
 for tol in $(echo "$TOLERANCE" | tr ',' ' '); do
 	rm -rf "$tmp/compact"
 	cp -r "$tmp/rec" "$tmp/compact"
-	"$tmp/gompirun" -compact "$tmp/compact" -tolerance "$tol" >"$tmp/groups"
+	"$tmp/gompirun" -compact "$tmp/compact" -tolerance "$tol" -stretches "$STRETCHES" >"$tmp/groups"
 	"$tmp/gompirun" -replay "$tmp/compact" -report "$tmp/compact.json" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 	comp=$(field "$tmp/compact.json" predicted)
 	groups=$(sed -n '1s/.*: \([0-9]* ranks in [0-9]* groups\).*/\1/p' "$tmp/groups")

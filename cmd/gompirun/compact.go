@@ -13,7 +13,7 @@ import (
 // -compact DIR groups the ranks of a record whose computation vectors are
 // alike (Phantom's representative ranks, seeds/002; record.Compact) and
 // keeps one vector per group: the members' files then refer to their
-// leader's bursts and keep their own computation per stretch (64 sums).
+// leader's bursts and keep their own computation per stretch (-stretches sums, 64 by default).
 // It prints the groups and the record's size before and after. A replay
 // of the compacted record gives each member its leader's bursts scaled to
 // its own stretch sums (docs/replay.md, "Representative ranks").
@@ -22,14 +22,15 @@ import (
 // its leader's by at most 5% of the leader's computation in total.
 const defaultTolerance = 0.05
 
-// checkCompact validates -compact's command line: nothing but -tolerance.
+// checkCompact validates -compact's command line: nothing but -tolerance
+// and -stretches.
 func checkCompact(o *options, set map[string]bool, args int) error {
 	if o.compact == "" {
 		return errors.New("-compact: empty directory name")
 	}
 	for name := range set {
-		if name != "compact" && name != "tolerance" {
-			return fmt.Errorf("-compact DIR takes only -tolerance, not -%s", name)
+		if name != "compact" && name != "tolerance" && name != "stretches" {
+			return fmt.Errorf("-compact DIR takes only -tolerance and -stretches, not -%s", name)
 		}
 	}
 	if args > 0 {
@@ -38,13 +39,16 @@ func checkCompact(o *options, set map[string]bool, args int) error {
 	if !(o.tolerance >= 0) {
 		return fmt.Errorf("-tolerance %g: want 0 or more", o.tolerance)
 	}
+	if o.stretches < 1 || o.stretches > record.MaxStretches {
+		return fmt.Errorf("-stretches %d: want 1 to %d", o.stretches, record.MaxStretches)
+	}
 	return nil
 }
 
 // runCompact compacts the record and reports on w; it returns the exit
 // status.
-func runCompact(dir string, tol float64, w io.Writer) int {
-	sum, err := record.Compact(dir, tol)
+func runCompact(dir string, tol float64, stretches int, w io.Writer) int {
+	sum, err := record.Compact(dir, tol, stretches)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gompirun: -compact: %v\n", err)
 		return 1

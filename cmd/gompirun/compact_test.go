@@ -14,7 +14,7 @@ func TestCompact(t *testing.T) {
 	if r := gorun(t, nil, "-timeout", "25s", "-np", "2", "-virtual", "8", "-record", dir, prog, "-iters", "3"); r.code != 0 {
 		t.Fatalf("record: exit %d\n%s", r.code, r.stderr)
 	}
-	r := gorun(t, nil, "-compact", dir, "-tolerance", "0.5")
+	r := gorun(t, nil, "-compact", dir, "-tolerance", "0.5", "-stretches", "7")
 	if r.code != 0 || !strings.Contains(r.stdout, "8 ranks in ") || !strings.Contains(r.stdout, "leader 0: ranks 0") {
 		t.Fatalf("compact: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -29,6 +29,9 @@ func TestCompact(t *testing.T) {
 		{"-compact", dir, "-np", "2"},
 		{"-compact", dir, "-tolerance", "-1"},
 		{"-tolerance", "0.1", "-np", "1", prog},
+		{"-stretches", "8", "-np", "1", prog},
+		{"-compact", dir, "-stretches", "0"},
+		{"-compact", dir, "-stretches", "2000000"},
 	} {
 		if r := gorun(t, nil, args...); r.code != 2 || !strings.Contains(r.stderr, "-") {
 			t.Errorf("gompirun %v: exit %d %q; want a usage error", args, r.code, r.stderr)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/internal/record"
 	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/vtime"
 )
@@ -30,7 +31,7 @@ var defaultMachine = vtime.DefaultPreset
 
 const usageLine = "usage: gompirun -np N [-ranks P | -virtual P[,P...] [-machine M] [-cpu-scale F] [-report FILE] [-plot FILE] [-progress D] [-record DIR]] [-trace FILE] [-timeline FILE] [-trace-ranks R] [-trace-max N] [-hosts H[:N],... | -hostfile F] [-launcher ssh|fork|CMD] [-iface I] [-tag-output] [-timeout D] [-x VAR[=VALUE]]... [-genv VAR VALUE]... PROGRAM [ARGS...]" +
 	" | gompirun -calibrate FILE [-contention-kernel compute|memory|mixed] [-hosts H[:N],... | -hostfile F] [-launcher L] [-iface I]" +
-	" | gompirun -replay DIR [-machine M[,M...]] [-cpu-scale F] [-report FILE] | gompirun -compact DIR [-tolerance F] | gompirun -print-machine NAME|FILE"
+	" | gompirun -replay DIR [-machine M[,M...]] [-cpu-scale F] [-report FILE] | gompirun -compact DIR [-tolerance F] [-stretches N] | gompirun -print-machine NAME|FILE"
 
 // options are the parsed command line.
 type options struct {
@@ -58,10 +59,11 @@ type options struct {
 	record string
 	replay string
 	rep    *replayRun
-	// -compact DIR [-tolerance F]: group a record's alike ranks
-	// (compact.go).
+	// -compact DIR [-tolerance F] [-stretches N]: group a record's alike
+	// ranks (compact.go).
 	compact   string
 	tolerance float64
+	stretches int
 
 	// -trace FILE: the timeline (trace.go); nil otherwise.
 	traceFile string
@@ -112,6 +114,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.record, "record", "", "-virtual: record each rank's MPI calls and computation into this directory, for -replay")
 	fs.StringVar(&o.compact, "compact", "", "group the ranks of this record (-record) whose computation is alike within -tolerance, keeping one computation vector per group")
 	fs.Float64Var(&o.tolerance, "tolerance", defaultTolerance, "-compact: how far, relative, a rank's computation may be from its group leader's")
+	fs.IntVar(&o.stretches, "stretches", record.DefaultStretches, "-compact: stretches of the run over which computation is compared, and kept per member")
 	fs.StringVar(&o.replay, "replay", "", "predict the program recorded in this directory (-record) on -machine, without running it; -machine A,B,... compares machines")
 	fs.StringVar(&o.traceFile, "trace", "", "write the timeline of the run to this file in the Chrome trace event format (virtual or host time)")
 	fs.DurationVar(&o.progress, "progress", 0, "-virtual: print how far the run has got at this interval (default 10s when stderr is a terminal; 0: never)")
@@ -153,8 +156,8 @@ func parse(args []string) (*options, error) {
 	if set["compact"] {
 		return o, checkCompact(o, set, fs.NArg())
 	}
-	if set["tolerance"] {
-		return nil, errors.New("-tolerance goes with -compact DIR")
+	if set["tolerance"] || set["stretches"] {
+		return nil, errors.New("-tolerance and -stretches go with -compact DIR")
 	}
 	if set["replay"] {
 		if o.replay == "" {
@@ -390,7 +393,7 @@ func main() {
 		os.Exit(runReplay(o.rep, os.Stderr))
 	}
 	if o.compact != "" {
-		os.Exit(runCompact(o.compact, o.tolerance, os.Stdout))
+		os.Exit(runCompact(o.compact, o.tolerance, o.stretches, os.Stdout))
 	}
 	signals() // from here on, SIGINT and SIGTERM stop whatever stage runs
 	exe, err := resolve(o.prog)

@@ -54,14 +54,15 @@ func scaleSeconds(op uint8, a int64) float64 {
 }
 
 // checkScale checks a stretch-sum event's arguments as the reader meets
-// it at offset off: a version 2 file, 1 to profileBlocks finite
-// non-negative seconds.
+// it at offset off: a version 2 file, 1 to MaxStretches finite
+// non-negative seconds (MemberBursts checks their count against the
+// leader's bursts).
 func (d *Reader) checkScale(off int64, op uint8, args []int64) error {
 	if d.version < 2 {
 		return d.errorAt(off, "stretch sums in a format version %d file", d.version)
 	}
-	if len(args) < 1 || len(args) > profileBlocks {
-		return d.errorAt(off, "%d stretch sums; want 1 to %d", len(args), profileBlocks)
+	if len(args) < 1 || len(args) > MaxStretches {
+		return d.errorAt(off, "%d stretch sums; want 1 to %d", len(args), MaxStretches)
 	}
 	for i, a := range args {
 		if v := scaleSeconds(op, a); !(v >= 0) || math.IsInf(v, 1) {
@@ -94,18 +95,20 @@ func scaleEvent(sums []float64) Event {
 
 // MemberBursts is a member's computation vector in a replay: its leader's
 // bursts lead, each times the member's stretch sum over the leader's for
-// its stretch (burst i is in stretch i*n/len(lead), as in profile), or,
+// its stretch (burst i of n is in stretch i*m/n, m = len(sums), as in
+// profile), or,
 // where the leader computed nothing in a stretch (or the ratio
 // overflows), the member's stretch sum spread evenly over the stretch's
 // bursts. A member's computation per stretch, and in total, is then its
 // own (to rounding); where its sums are the leader's, its bursts are the
-// leader's bit for bit. sums must have min(64, len(lead)) stretches.
+// leader's bit for bit. There are 1 to len(lead) stretches (none for no
+// bursts): Compact keeps min(stretches, len(lead)).
 func MemberBursts(lead, sums []float64) ([]float64, error) {
-	n := min(profileBlocks, len(lead))
-	if len(sums) != n {
-		return nil, fmt.Errorf("%d stretch sums for %d bursts; want %d", len(sums), len(lead), n)
+	n := len(sums)
+	if n > len(lead) || n == 0 && len(lead) > 0 {
+		return nil, fmt.Errorf("%d stretch sums for %d bursts; want 1 to %d", len(sums), len(lead), len(lead))
 	}
-	own := profile(lead)
+	own := profile(lead, n)
 	count := make([]int, n)
 	for i := range lead {
 		count[i*n/len(lead)]++
@@ -137,14 +140,15 @@ func (s *Stream) Bursts() []float64 {
 }
 
 // Group assigns each rank a leader: itself, or the first earlier leader
-// whose vector is alike (alike). Greedy, in rank order: a rank is compared
-// with the leaders so far.
-func Group(bursts [][]float64, tol float64) []int {
+// whose vector, summed over the given number of stretches, is alike
+// (alike). Greedy, in rank order: a rank is compared with the leaders so
+// far.
+func Group(bursts [][]float64, tol float64, stretches int) []int {
 	leaders := make([]int, len(bursts))
 	var heads []int
 	profiles := make([][]float64, len(bursts))
 	for r, b := range bursts {
-		profiles[r] = profile(b)
+		profiles[r] = profile(b, stretches)
 		leaders[r] = r
 		for _, l := range heads {
 			if len(b) == len(bursts[l]) && alike(profiles[r], profiles[l], tol) {
@@ -159,17 +163,23 @@ func Group(bursts [][]float64, tol float64) []int {
 	return leaders
 }
 
-// profileBlocks is how many consecutive stretches of a computation vector
-// are compared. A single burst is a few microseconds measured with as much
-// noise, so bursts are not compared one by one; the sums of stretches of
-// them keep the shape of the computation through the run (a rank that
-// computes more in one phase) without the noise.
-const profileBlocks = 64
+// DefaultStretches is how many consecutive stretches of a computation
+// vector are compared and kept per member unless told otherwise. A single
+// burst is a few microseconds measured with as much noise, so bursts are
+// not compared one by one; the sums of stretches of them keep the shape
+// of the computation through the run (a rank that computes more in one
+// phase) without the noise. More stretches keep more of each member's own
+// computation (its variation inside a stretch is its leader's) and group
+// fewer ranks.
+const DefaultStretches = 64
 
-// profile is b summed over profileBlocks consecutive stretches (fewer for a
+// MaxStretches bounds the stretches of a profile: what a reader accepts.
+const MaxStretches = 1 << 20
+
+// profile is b summed over stretches consecutive stretches (fewer for a
 // short b).
-func profile(b []float64) []float64 {
-	n := min(profileBlocks, len(b))
+func profile(b []float64, stretches int) []float64 {
+	n := min(stretches, len(b))
 	p := make([]float64, n)
 	for i, v := range b {
 		p[i*n/len(b)] += v
@@ -203,14 +213,18 @@ type CompactSummary struct {
 	Sums                int64 // stretch sums the members keep (BurstScale, BurstScaleNS)
 }
 
-// Compact groups the ranks of the record in dir whose computation vectors
-// are alike within tol (Group) and rewrites the members' files to refer to
+// Compact groups the ranks of the record in dir whose computation vectors,
+// summed over the given number of stretches (1 to MaxStretches), are alike
+// within tol (Group) and rewrites the members' files to refer to
 // their leaders' bursts, keeping their own stretch sums (BurstScale, BurstScaleNS); the
 // manifest then names every rank's leader and says format version 2. A
 // record compacted before is refused: its members' vectors are gone.
-func Compact(dir string, tol float64) (CompactSummary, error) {
+func Compact(dir string, tol float64, stretches int) (CompactSummary, error) {
 	if !(tol >= 0) {
 		return CompactSummary{}, fmt.Errorf("tolerance %g: want 0 or more", tol)
+	}
+	if stretches < 1 || stretches > MaxStretches {
+		return CompactSummary{}, fmt.Errorf("%d stretches: want 1 to %d", stretches, MaxStretches)
 	}
 	man, err := ReadManifest(dir)
 	if err != nil {
@@ -233,7 +247,7 @@ func Compact(dir string, tol float64) (CompactSummary, error) {
 		vectors[r] = streams[r].Bursts()
 		sum.BurstsBefore += int64(len(vectors[r]))
 	}
-	sum.Leaders = Group(vectors, tol)
+	sum.Leaders = Group(vectors, tol, stretches)
 	for r, l := range sum.Leaders {
 		path := filepath.Join(dir, RankFile(r))
 		if l == r {
@@ -242,8 +256,8 @@ func Compact(dir string, tol float64) (CompactSummary, error) {
 			sum.Moved += int64(len(vectors[r]))
 			// Stretch sums equal to the leader's, bit for bit, are left
 			// out: the leader's bursts as they are are the member's then.
-			sums := profile(vectors[r])
-			if slices.Equal(sums, profile(vectors[l])) {
+			sums := profile(vectors[r], stretches)
+			if slices.Equal(sums, profile(vectors[l], stretches)) {
 				sums = nil
 			}
 			sum.Sums += int64(len(sums))

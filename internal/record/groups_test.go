@@ -38,14 +38,14 @@ func TestGroup(t *testing.T) {
 		flat(128, 1.02e-4),
 		flat(128, 1.2e-4), // 5: 20% more: a leader at 5%
 	}
-	got := Group(bursts, 0.05)
+	got := Group(bursts, 0.05, DefaultStretches)
 	want := []int{0, 1, 0, 3, 0, 5}
 	for r := range want {
 		if got[r] != want[r] {
 			t.Fatalf("leaders %v, want %v", got, want)
 		}
 	}
-	if got := Group(bursts, 0.25); got[5] != 0 {
+	if got := Group(bursts, 0.25, DefaultStretches); got[5] != 0 {
 		t.Errorf("at 25%% rank 5 leads itself: %v", got)
 	}
 }
@@ -96,7 +96,7 @@ func TestCompactRewrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sum, err := Compact(dir, 0.05)
+	sum, err := Compact(dir, 0.05, DefaultStretches)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +136,16 @@ func TestCompactRewrites(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, RankFile(1)) + ".tmp"); err == nil {
 		t.Error("a temporary file is left")
 	}
-	if _, err := Compact(t.TempDir(), 0); err == nil {
+	if _, err := Compact(t.TempDir(), 0, DefaultStretches); err == nil {
 		t.Error("compacted a directory that is no record")
 	}
-	if _, err := Compact(dir, -1); err == nil {
+	if _, err := Compact(dir, -1, DefaultStretches); err == nil {
 		t.Error("a negative tolerance")
+	}
+	for _, n := range []int{0, -1, MaxStretches + 1} {
+		if _, err := Compact(dir, 0, n); err == nil || !strings.Contains(err.Error(), "stretches") {
+			t.Errorf("%d stretches: %v", n, err)
+		}
 	}
 }
 
@@ -203,8 +208,10 @@ func TestMemberBurstsKeepOwnStretchSums(t *testing.T) {
 			}
 		}
 	}
-	if _, err := MemberBursts(make([]float64, 100), make([]float64, 63)); err == nil {
-		t.Error("63 stretch sums for 100 bursts: no error")
+	for _, n := range []int{0, 101} {
+		if _, err := MemberBursts(make([]float64, 100), make([]float64, n)); err == nil {
+			t.Errorf("%d stretch sums for 100 bursts: no error", n)
+		}
 	}
 }
 
@@ -219,9 +226,10 @@ func scaleBytes(vals ...float64) []byte {
 }
 
 // Corrupt stretch sums are an error naming the file and the offset of
-// their event, never a panic: not finite or negative seconds, too many or
-// too few for the member's burst references, a second event, stretch sums
-// in a format version 1 file.
+// their event, never a panic: not finite or negative seconds, none, more
+// than the member's burst references, a second event, stretch sums in a
+// format version 1 file. (Fewer than the references is any number of
+// stretches: -compact -stretches.)
 func TestCorruptStretchSums(t *testing.T) {
 	v2 := []byte{Version, 0, 1, 1}
 	ref := []byte{BurstRef, 0}
@@ -237,6 +245,9 @@ func TestCorruptStretchSums(t *testing.T) {
 	if err != nil || len(s.StretchSums) != 2 || s.StretchSums[1] != 2e-3 {
 		t.Fatalf("valid stretch sums: %v, %v", s, err)
 	}
+	if s, err := Decode("f", bytes.NewReader(wrap(body(v2, scaleBytes(1e-3), ref, ref)))); err != nil || len(s.StretchSums) != 1 {
+		t.Fatalf("one stretch for two references: %v, %v", s, err)
+	}
 	for name, tc := range map[string]struct {
 		body []byte
 		off  int
@@ -246,7 +257,6 @@ func TestCorruptStretchSums(t *testing.T) {
 		"infinite": {body(v2, scaleBytes(math.Inf(1), 1), ref, ref), 4},
 		"none":     {body(v2, scaleBytes(), ref), 4},
 		"65":       {body(v2, scaleBytes(make([]float64, 65)...)), 4},
-		"few":      {body(v2, scaleBytes(1), ref, ref), 4},
 		"many":     {body(v2, scaleBytes(1, 2, 3), ref, ref), 4},
 		"second":   {body(v2, scaleBytes(1, 2), ref, ref, scaleBytes(1, 2)), 4 + len(scaleBytes(1, 2)) + 4},
 		"version1": {body(header(), scaleBytes(1, 2), ref, ref), 4},
@@ -307,3 +317,36 @@ func TestStretchSumsEncoding(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestMemberBurstsAnyStretches: with any number of stretches from one to
+// a burst each, a member replays its own computation per stretch, and
+// with a burst a stretch its own bursts exactly (to rounding).
+func TestMemberBurstsAnyStretches(t *testing.T) {
+	lead, own := make([]float64, 1000), make([]float64, 1000)
+	for i := range lead {
+		lead[i] = 1e-6 * float64(1+i%7)
+		own[i] = lead[i] * (1 + 0.1*math.Sin(float64(i)))
+	}
+	for _, m := range []int{1, 7, 64, 333, 1000} {
+		sums := profile(own, m)
+		if len(sums) != m {
+			t.Fatalf("%d stretches: profile of %d", m, len(sums))
+		}
+		got, err := MemberBursts(lead, sums)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range profile(got, m) {
+			if math.Abs(v-sums[k]) > 1e-12*sums[k] {
+				t.Fatalf("%d stretches: stretch %d replays %v, recorded %v", m, k, v, sums[k])
+			}
+		}
+		if m == len(own) {
+			for i := range own {
+				if math.Abs(got[i]-own[i]) > 1e-12*own[i] {
+					t.Fatalf("a burst a stretch: burst %d replays %v, recorded %v", i, got[i], own[i])
+				}
+			}
+		}
+	}
+}
