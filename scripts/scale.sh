@@ -1,0 +1,51 @@
+#!/bin/sh
+# scale.sh prints the host's cost of virtual ranks (docs/model.md, issue:
+# cost per simulated message must not grow with P): for each P of SCALE_P
+# and each process count of SCALE_NP it runs
+#
+#   gompirun -np NP -virtual P -cpu-scale 0 -report R ./samples/commskel ARGS
+#
+# (each iteration: two ring Sendrecvs of 1024 doubles, an Allreduce of one
+# double, a Barrier; 10 iterations) and prints the simulated messages per
+# host second (the report's "sent" over its host wall time), the whole
+# command's wall time, the largest process's max RSS, bytes per rank (that
+# RSS times NP over P: the processes hold equal shares), and the predicted
+# time, which must not depend on NP.
+#
+# Usage: scripts/scale.sh [ARGS for commskel, e.g. -iters 10 -n 1024]
+# Environment: SCALE_P (default "1024 4096 16384 65536"), SCALE_NP
+# (default "1 2"), TIMEOUT (default 600s). Run it on a quiet machine.
+set -eu
+cd "$(dirname "$0")/.."
+SCALE_P=${SCALE_P:-"1024 4096 16384 65536"}
+SCALE_NP=${SCALE_NP:-"1 2"}
+TIMEOUT=${TIMEOUT:-600s}
+command -v /usr/bin/time >/dev/null 2>&1 || { echo "scale.sh: needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+go build -o "$tmp/gompirun" ./cmd/gompirun
+go build -o "$tmp/commskel" ./samples/commskel
+
+field() { # field FILE KEY: a top-level number of a JSON report
+	tr ',{' '\n\n' <"$1" | sed -n "s/^ *\"$2\": *\([-0-9.e+]*\).*/\1/p" | head -n 1
+}
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "samples/commskel ${*:-(-iters 10 -n 1024)}, -cpu-scale 0, machine tianhe1a"
+printf '%9s %3s %12s %10s %12s %12s %14s\n' P np messages msgs/s wall-s RSS-MiB bytes/rank
+for p in $SCALE_P; do
+	for np in $SCALE_NP; do
+		if /usr/bin/time -f "%e %M" -o "$tmp/time" "$tmp/gompirun" -np "$np" -virtual "$p" -cpu-scale 0 \
+			-timeout "$TIMEOUT" -report "$tmp/r.json" "$tmp/commskel" "$@" >/dev/null 2>"$tmp/err"; then
+			read -r wall rss <"$tmp/time"
+			sent=$(field "$tmp/r.json" sent)
+			hostwall=$(field "$tmp/r.json" wall)
+			pred=$(field "$tmp/r.json" predicted)
+			awk -v p="$p" -v np="$np" -v n="$sent" -v hw="$hostwall" -v w="$wall" -v rss="$rss" -v pred="$pred" \
+				'BEGIN {printf "%9d %3d %12d %10.0f %12.2f %12.0f %14.0f  predicted %s s\n", p, np, n, n / hw, w, rss / 1024, rss * 1024 * np / p, pred}'
+		else
+			printf '%9s %3s failed: %s\n' "$p" "$np" "$(tail -n 1 "$tmp/err")"
+		fi
+	done
+done
