@@ -117,7 +117,7 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 	r.stats.sent++
 	r.stats.sentBytes += int64(len(buf))
 	if r.trace != nil {
-		r.traceMessage("send", ctx, int32(r.id), int32(dst), q.id, 0)
+		r.traceMessage(kindSend, ctx, int32(r.id), int32(dst), q.id, 0)
 	}
 	limit := r.eagerLimit
 	if r.targetEager != nil {
@@ -303,7 +303,7 @@ func (r *rank) copyOut(q *Request, f *transport.Frame) {
 	}
 	q.status.Err = q.err
 	if r.trace != nil {
-		r.traceMessage("recv", f.Context, f.Src, int32(r.id), f.SendID, f.Arrival)
+		r.traceMessage(kindRecv, f.Context, f.Src, int32(r.id), f.SendID, f.Arrival)
 	}
 	f.Free()
 	r.stats.recvd++

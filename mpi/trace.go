@@ -50,12 +50,12 @@ func messageID(src int32, sendID uint64) uint64 { return uint64(src)<<40 | sendI
 
 // traceMessage records one end of a program's point-to-point message
 // (user contexts are even; a collective's is its communicator's + 1).
-func (r *rank) traceMessage(kind string, ctx uint32, src, dst int32, sendID uint64, arrival float64) {
+func (r *rank) traceMessage(kind traceKind, ctx uint32, src, dst int32, sendID uint64, arrival float64) {
 	if ctx%2 != 0 || !r.trace.traced(int(src)) || !r.trace.traced(int(dst)) {
 		return
 	}
 	t := max(r.traceNow(), arrival)
-	r.trace.add(TraceEvent{Rank: r.id, Kind: kind, Start: t, End: t, ID: messageID(src, sendID)})
+	r.trace.add(traceSpan{kind: kind, start: t, end: t, id: messageID(src, sendID)})
 }
 
 // TraceRecord is what a process publishes: its ranks' events, and how many
@@ -66,6 +66,46 @@ type TraceRecord struct {
 	Dropped int64        `json:"dropped"`
 }
 
+// traceSpan is a TraceEvent as a rank keeps it until the job ends: its
+// names as small numbers and no pointers, so that millions of them cost
+// half the memory and nothing to the garbage collector's marking.
+type traceSpan struct {
+	start, end float64
+	id         uint64 // a message's (send, recv)
+	bytes      int64  // a collective's, with algo
+	a, b       int32  // the call's arguments, with hasArgs
+	kind       traceKind
+	op         callOp // a call's
+	algo       algo   // a collective's, or algoAuto
+	hasArgs    bool
+}
+
+// traceKind is a TraceEvent's Kind.
+type traceKind uint8
+
+const (
+	kindCall traceKind = iota
+	kindCompute
+	kindWait
+	kindSend
+	kindRecv
+)
+
+var traceKindNames = [...]string{kindCall: "call", kindCompute: "compute", kindWait: "wait", kindSend: "send", kindRecv: "recv"}
+
+// event is s as rank's TraceEvent.
+func (s *traceSpan) event(rank int) TraceEvent {
+	e := TraceEvent{Rank: rank, Kind: traceKindNames[s.kind], Start: s.start, End: s.end, ID: s.id,
+		HasArgs: s.hasArgs, A: s.a, B: s.b}
+	if s.kind == kindCall {
+		e.Name = callNames[s.op]
+	}
+	if s.algo != algoAuto {
+		e.Algo, e.Bytes = s.algo.String(), int(s.bytes)
+	}
+	return e
+}
+
 // tracer is one rank's recorder (rank.trace; nil when the rank is not
 // traced, so an untraced call pays one nil check).
 type tracer struct {
@@ -73,8 +113,8 @@ type tracer struct {
 	// mu guards events for a reader other than the rank: the partial
 	// record of a job that fails while the rank runs (traceRecord).
 	mu      sync.Mutex
-	events  []TraceEvent
-	waits   []TraceEvent // of the call in progress: kept with it, or dropped with it
+	events  []traceSpan
+	waits   []traceSpan // of the call in progress: kept with it, or dropped with it
 	dropped int64
 	depth   int // user-level calls in progress (an exported call may use another)
 	call    userCall
@@ -94,7 +134,7 @@ func (r *rank) traceNow() float64 {
 	return time.Since(r.trace.real).Seconds()
 }
 
-func (t *tracer) add(e TraceEvent) {
+func (t *tracer) add(e traceSpan) {
 	if len(t.events) >= t.max {
 		t.dropped++
 		return
@@ -112,7 +152,7 @@ func (r *rank) traceEnter(u userCall) {
 	}
 	now := r.traceNow()
 	if now > t.last {
-		t.add(TraceEvent{Rank: r.id, Kind: "compute", Start: t.last, End: now})
+		t.add(traceSpan{kind: kindCompute, start: t.last, end: now})
 	}
 	t.call, t.start, t.algo, t.bytes = u, now, algoAuto, 0
 }
@@ -191,10 +231,10 @@ func (r *rank) traceLeave() {
 		return
 	}
 	now := r.traceNow()
-	e := TraceEvent{Rank: r.id, Kind: "call", Name: callNames[t.call.op], Start: t.start, End: now}
-	e.A, e.B, e.HasArgs = t.call.args()
+	e := traceSpan{kind: kindCall, op: t.call.op, start: t.start, end: now, algo: algoAuto}
+	e.a, e.b, e.hasArgs = t.call.args()
 	if t.algo != algoAuto {
-		e.Algo, e.Bytes = t.algo.String(), t.bytes
+		e.algo, e.bytes = t.algo, int64(t.bytes)
 	}
 	if len(t.events)+1+len(t.waits) > t.max {
 		t.dropped += int64(1 + len(t.waits))
@@ -230,7 +270,7 @@ func (r *rank) traceWait(start float64) {
 			t.dropped++ // the call will not fit either
 			return
 		}
-		t.waits = append(t.waits, TraceEvent{Rank: r.id, Kind: "wait", Start: start, End: now})
+		t.waits = append(t.waits, traceSpan{kind: kindWait, start: start, end: now})
 	}
 }
 
@@ -239,7 +279,7 @@ func (r *rank) traceWait(start float64) {
 func (r *rank) traceEnd() {
 	t := r.trace
 	if now := r.traceNow(); now > t.last {
-		t.add(TraceEvent{Rank: r.id, Kind: "compute", Start: t.last, End: now})
+		t.add(traceSpan{kind: kindCompute, start: t.last, end: now})
 	}
 }
 
@@ -273,18 +313,36 @@ func (w *world) traced() bool {
 	return false
 }
 
-// traceRecord gathers the events of the process's traced ranks.
+// traceRecord gathers the events of the process's traced ranks, in the
+// wire form (trace_wire.go). A rank that still runs (a partial record)
+// only appends: the spans up to its length when read stay as they are.
 func (w *world) traceRecord() ([]byte, error) {
-	var rec TraceRecord
+	type ranked struct {
+		rank  int
+		spans []traceSpan
+	}
+	var all []ranked
+	var dropped int64
+	count := 0
 	for _, r := range w.ranks {
 		if t := r.trace; t != nil {
 			t.mu.Lock()
-			rec.Events = append(rec.Events, t.events...)
+			all = append(all, ranked{r.id, t.events[:len(t.events):len(t.events)]})
 			t.mu.Unlock()
+			count += len(all[len(all)-1].spans)
 			if r.finished.Load() {
-				rec.Dropped += t.dropped // the rank's own count: read once it is done
+				dropped += t.dropped // the rank's own count: read once it is done
 			}
 		}
 	}
-	return encodeTraceRecord(rec), nil
+	events := func(yield func(TraceEvent) bool) {
+		for _, x := range all {
+			for i := range x.spans {
+				if !yield(x.spans[i].event(x.rank)) {
+					return
+				}
+			}
+		}
+	}
+	return encodeTraceRecord(dropped, count, events), nil
 }

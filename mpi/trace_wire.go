@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 )
 
@@ -24,7 +25,9 @@ const traceMagic = "GTR1"
 // is checked against before anything is allocated.
 const traceEventMin = 1 + 3 + 16 + 1 + 1 + 1
 
-func encodeTraceRecord(rec TraceRecord) []byte {
+// encodeTraceRecord is the wire form of a record of count events (events
+// yields them, and may be called twice) and dropped.
+func encodeTraceRecord(dropped int64, count int, events iter.Seq[TraceEvent]) []byte {
 	index := map[string]uint64{"": 0}
 	table := []string{""}
 	intern := func(s string) {
@@ -33,23 +36,21 @@ func encodeTraceRecord(rec TraceRecord) []byte {
 			table = append(table, s)
 		}
 	}
-	for i := range rec.Events {
-		e := &rec.Events[i]
+	for e := range events {
 		intern(e.Kind)
 		intern(e.Name)
 		intern(e.Algo)
 	}
-	b := make([]byte, 0, 64+len(rec.Events)*28)
+	b := make([]byte, 0, 64+count*28)
 	b = append(b, traceMagic...)
-	b = binary.AppendUvarint(b, uint64(max(rec.Dropped, 0)))
+	b = binary.AppendUvarint(b, uint64(max(dropped, 0)))
 	b = binary.AppendUvarint(b, uint64(len(table)))
 	for _, s := range table {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	b = binary.AppendUvarint(b, uint64(len(rec.Events)))
-	for i := range rec.Events {
-		e := &rec.Events[i]
+	b = binary.AppendUvarint(b, uint64(count))
+	for e := range events {
 		b = binary.AppendUvarint(b, uint64(max(e.Rank, 0)))
 		b = binary.AppendUvarint(b, index[e.Kind])
 		b = binary.AppendUvarint(b, index[e.Name])

@@ -77,8 +77,17 @@ func (t *traceRun) env() []string {
 
 // finish gathers the processes' events, writes the trace file and draws
 // the timeline; it reports on w how many events were dropped past
-// -trace-max.
+// -trace-max. Each process's events are written as they are decoded and
+// kept only for the timeline, which draws at most 64 ranks.
 func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
+	var out *chromeWriter
+	if t.file != "" {
+		var err error
+		if out, err = newChromeWriter(t.file, t.virtual); err != nil {
+			return err
+		}
+		defer out.abort()
+	}
 	var events []mpi.TraceEvent
 	var dropped int64
 	for p := 0; p < procs; p++ {
@@ -91,10 +100,17 @@ func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
 			return fmt.Errorf("process %d: %v", p, err)
 		}
 		dropped += rec.Dropped
-		events = append(events, rec.Events...)
+		if out != nil {
+			if err := out.add(rec.Events); err != nil {
+				return err
+			}
+		}
+		if t.timeline != "" {
+			events = append(events, rec.Events...)
+		}
 	}
-	if t.file != "" {
-		if err := t.write(events, dropped); err != nil {
+	if out != nil {
+		if err := out.close(dropped, t.partial); err != nil {
 			return err
 		}
 	}
@@ -120,74 +136,98 @@ func (t *traceRun) finish(ex *launch.Server, procs int, w io.Writer) error {
 	return nil
 }
 
-// write writes the events to the trace file in the Chrome trace event
-// format. The events are appended as JSON by hand (appendChromeEvent): a
-// trace can hold tens of millions, and a map and encoding/json each cost
-// microseconds.
-func (t *traceRun) write(events []mpi.TraceEvent, dropped int64) error {
-	f, err := os.Create(t.file)
+// chromeWriter writes a trace file in the Chrome trace event format, a
+// process's events at a time. The events are appended as JSON by hand
+// (appendChromeEvent): a trace can hold tens of millions, and a map and
+// encoding/json each cost microseconds.
+type chromeWriter struct {
+	f       *os.File
+	out     *bufio.Writer
+	b       []byte
+	named   map[int]bool // ranks whose track has its name
+	clock   string
+	started bool // the first event (the process's name) is written
+}
+
+func newChromeWriter(file, virtual string) (*chromeWriter, error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	c := &chromeWriter{f: f, out: bufio.NewWriterSize(f, 1<<20), named: map[int]bool{}, clock: "host"}
+	name := "gompi job (host time)"
+	if virtual != "" {
+		name, c.clock = "gompi job (predicted on "+virtual+")", "virtual"
+	}
+	c.out.WriteString("{\"traceEvents\":[\n")
+	if err := c.meta(meta("process_name", -1, name)); err != nil {
+		c.abort()
+		return nil, err
+	}
+	return c, nil
+}
+
+// meta writes a metadata event; the process's name comes first, so every
+// other event follows a comma.
+func (c *chromeWriter) meta(v any) error {
+	js, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	out := bufio.NewWriterSize(f, 1<<20)
-	var b []byte
-	first := true
-	emit := func(v any) error {
-		js, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if !first {
-			out.WriteString(",\n")
-		}
-		first = false
-		_, err = out.Write(js)
-		return err
+	if c.started {
+		c.out.WriteString(",\n")
 	}
-	out.WriteString("{\"traceEvents\":[\n")
-	name := "gompi job (host time)"
-	if t.virtual != "" {
-		name = "gompi job (predicted on " + t.virtual + ")"
-	}
-	if err := emit(meta("process_name", -1, name)); err != nil {
-		f.Close()
-		return err
-	}
-	named := map[int]bool{}
+	c.started = true
+	_, err = c.out.Write(js)
+	return err
+}
+
+func (c *chromeWriter) add(events []mpi.TraceEvent) error {
+	var err error
 	for _, e := range events {
-		if !named[e.Rank] {
-			named[e.Rank] = true
-			if err := emit(meta("thread_name", e.Rank, "rank "+strconv.Itoa(e.Rank))); err != nil {
-				f.Close()
+		if !c.named[e.Rank] {
+			c.named[e.Rank] = true
+			if err := c.meta(meta("thread_name", e.Rank, "rank "+strconv.Itoa(e.Rank))); err != nil {
 				return err
 			}
-			emit(map[string]any{"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": e.Rank, "args": map[string]int{"sort_index": e.Rank}})
+			if err := c.meta(map[string]any{"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": e.Rank, "args": map[string]int{"sort_index": e.Rank}}); err != nil {
+				return err
+			}
 		}
-		b = append(b[:0], ",\n"...)
-		if b, err = appendChromeEvent(b, e); err != nil {
-			f.Close()
+		c.b = append(c.b[:0], ",\n"...)
+		if c.b, err = appendChromeEvent(c.b, e); err != nil {
 			return err
 		}
-		if _, err := out.Write(b); err != nil {
-			f.Close()
+		if _, err := c.out.Write(c.b); err != nil {
 			return err
 		}
 	}
-	clock := "host"
-	if t.virtual != "" {
-		clock = "virtual"
-	}
-	od := map[string]any{"clock": clock, "dropped_events": dropped, "truncated": dropped > 0}
-	if t.partial != "" {
-		od["partial"] = t.partial // the job did not finish: the events up to where it stopped
+	return nil
+}
+
+// close ends the file with the trace's other data: its clock, the events
+// dropped past -trace-max, and why the job stopped early if it did.
+func (c *chromeWriter) close(dropped int64, partial string) error {
+	od := map[string]any{"clock": c.clock, "dropped_events": dropped, "truncated": dropped > 0}
+	if partial != "" {
+		od["partial"] = partial // the job did not finish: the events up to where it stopped
 	}
 	other, _ := json.Marshal(od)
-	fmt.Fprintf(out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":%s}\n", other)
-	if err := out.Flush(); err != nil {
-		f.Close()
-		return err
+	fmt.Fprintf(c.out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":%s}\n", other)
+	err := c.out.Flush()
+	if cerr := c.f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	c.f = nil
+	return err
+}
+
+// abort closes a file that close did not (an error on the way).
+func (c *chromeWriter) abort() {
+	if c.f != nil {
+		c.f.Close()
+		c.f = nil
+	}
 }
 
 func meta(kind string, tid int, name string) map[string]any {
