@@ -32,7 +32,7 @@ type traceRun struct {
 	virtual  string
 }
 
-// defaultTraceMax is -trace-max's default: about 100 MB of JSON.
+// defaultTraceMax is -trace-max's default: about 120 MB of JSON (docs/gompirun.md).
 const defaultTraceMax = 1000000
 
 // prepareTrace checks the trace options before anything starts.
