@@ -81,7 +81,7 @@ func (h *harness) machineFor(ctx context.Context, rate string, noCalibrate bool)
 			return "", "", err
 		}
 	}
-	shown = c.show(h.tmp)
+	shown = c.show(h.tools.bin)
 	fmt.Fprintf(h.log, "gompi-accuracy: calibrating: %s\n", shown)
 	if err := calibrate(ctx, c, file, o.timeout); err != nil {
 		return "", "", err

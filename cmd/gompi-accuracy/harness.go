@@ -48,9 +48,12 @@ func (h *harness) measure(ctx context.Context) (*report, error) {
 	o := h.opts
 	rep := &report{Start: time.Now().UTC(), Class: o.class, NP: o.np, Runs: o.runs,
 		Host: fmt.Sprintf("%d CPUs (%s/%s)", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)}
-	root, err := moduleRoot(ctx)
-	if err != nil {
-		return nil, err
+	var root string
+	var err error
+	if o.bin == "" {
+		if root, err = moduleRoot(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if h.tmp, err = os.MkdirTemp("", "gompi-accuracy-"); err != nil {
 		return nil, err
@@ -58,7 +61,12 @@ func (h *harness) measure(ctx context.Context) (*report, error) {
 	h.tools = tools{bin: h.tmp, cpu: firstCPU()}
 	_, err = exec.LookPath("taskset")
 	h.tools.taskset = err == nil
-	if rep.Build, err = h.build(ctx, root); err != nil {
+	if o.bin != "" {
+		if h.tools.bin, err = prebuilt(o.bin, o.kernels); err != nil {
+			return nil, err
+		}
+		rep.Build = "given by -bin: " + h.tools.bin
+	} else if rep.Build, err = h.build(ctx, root); err != nil {
 		return nil, err
 	}
 	if o.csvPath != "" {
@@ -83,7 +91,7 @@ func (h *harness) measure(ctx context.Context) (*report, error) {
 		}
 		real := realCommand(h.tools, c, h.planOrNil(), "K", o.class, o.np)
 		pred := predictedCommand(h.tools, c, machines[c.Rate], "K", o.class, o.np)
-		rep.Commands = append(rep.Commands, shownCase{c.Name, real.show(h.tmp), pred.show(h.tmp)})
+		rep.Commands = append(rep.Commands, shownCase{c.Name, real.show(h.tools.bin), pred.show(h.tools.bin)})
 		for _, k := range o.kernels {
 			if ctx.Err() != nil {
 				break
@@ -128,6 +136,25 @@ func (h *harness) build(ctx context.Context, root string) (string, error) {
 		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return command{Args: append([]string{"go"}, args...)}.show(h.tmp), nil
+}
+
+// prebuilt checks that dir (-bin) holds gompirun and every kernel as
+// executable files, and returns it as an absolute path.
+func prebuilt(dir string, kernels []string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("-bin %s: %v", dir, err)
+	}
+	for _, name := range append([]string{"gompirun"}, kernels...) {
+		fi, err := os.Stat(filepath.Join(abs, name))
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("-bin %s: %v (build it with: go build -o DIR/ ./cmd/gompirun ./npb-go/K ...)", dir, err)
+		case !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0:
+			return "", fmt.Errorf("-bin %s: %s is not an executable file", dir, name)
+		}
+	}
+	return abs, nil
 }
 
 // setUpNetwork makes the namespaces' network when a case needs it; where

@@ -14,7 +14,7 @@ import (
 	"github.com/gompi/gompi/vtime"
 )
 
-const usageLine = "usage: gompi-accuracy [-kernels ep,is,cg,mg,ft] [-class A] [-runs 5] [-np 2] [-cases LIST] [-rates 1gbit,200mbit] [-machine FILE] [-net-machine RATE=FILE]... [-machine-dir DIR] [-timeout 10m] [-format text|markdown] [-o FILE.csv]"
+const usageLine = "usage: gompi-accuracy [-kernels ep,is,cg,mg,ft] [-class A] [-runs 5] [-np 2] [-cases LIST] [-rates 1gbit,200mbit] [-machine FILE] [-net-machine RATE=FILE]... [-machine-dir DIR] [-bin DIR] [-timeout 10m] [-format text|markdown] [-o FILE.csv]"
 
 // allKernels are the NAS kernels of npb-go, in the order rows are printed:
 // the default of -kernels. The pseudo-applications (extraKernels) need
@@ -35,6 +35,7 @@ type options struct {
 	machine    string            // -machine: the shared-memory target; "" = calibrate it
 	netMachine map[string]string // rate -> machine file; a missing rate is calibrated
 	machineDir string            // where calibrated machine files go; "" = the temp dir
+	bin        string            // -bin: gompirun and the kernels, built elsewhere; "" = build them
 	timeout    time.Duration     // per run (and per calibration)
 	format     string            // text or markdown
 	csvPath    string            // -o: the raw per-run times
@@ -77,6 +78,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&o.machine, "machine", "", "machine file (or preset) for the shared-memory cases; default: gompirun -calibrate")
 	fs.Var(netMachineFlag(o.netMachine), "net-machine", "RATE=FILE: machine file for the network cases at RATE; default: gompirun -calibrate")
 	fs.StringVar(&o.machineDir, "machine-dir", "", "keep the calibrated machine files in this directory")
+	fs.StringVar(&o.bin, "bin", "", "use gompirun and the kernels already built in this directory (for a host without Go)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for each run; a run past it fails its row")
 	fs.StringVar(&o.format, "format", "text", "table format: text or markdown")
 	fs.StringVar(&o.csvPath, "o", "", "also write every run's time to this CSV file")

@@ -120,3 +120,35 @@ func TestBadFlagExitsTwo(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q; want one line on stderr", stdout.String(), stderr.String())
 	}
 }
+
+// TestPrebuiltBinaries: -bin takes a directory only when gompirun and
+// every kernel named are executable files there, and says which is not.
+func TestPrebuiltBinaries(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, mode os.FileMode) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("gompirun", 0o755)
+	write("lu", 0o755)
+	if _, err := prebuilt(dir, []string{"lu", "bt"}); err == nil || !strings.Contains(err.Error(), "bt") {
+		t.Errorf("missing bt: got %v, want an error naming bt", err)
+	}
+	write("bt", 0o644)
+	if _, err := prebuilt(dir, []string{"lu", "bt"}); err == nil || !strings.Contains(err.Error(), "bt is not an executable") {
+		t.Errorf("bt not executable: got %v", err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "bt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := prebuilt(dir, []string{"lu", "bt"})
+	if err != nil || !filepath.IsAbs(abs) {
+		t.Errorf("complete -bin: got %q, %v", abs, err)
+	}
+	o, err := parseOptions([]string{"-bin", dir, "-kernels", "lu", "-np", "4"})
+	if err != nil || o.bin != dir {
+		t.Errorf("parseOptions -bin: got %+v, %v", o, err)
+	}
+}

@@ -160,7 +160,11 @@ func (r *report) writeMarkdown(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
-	fmt.Fprintf(w, "\nCommands (K is the kernel; `$BIN` holds what `%s` built; GOMAXPROCS and GOMPI_* unset unless shown):\n\n", r.Build)
+	built := "what `" + r.Build + "` built"
+	if dir, ok := strings.CutPrefix(r.Build, "given by -bin: "); ok {
+		built = "the binaries given by `-bin " + dir + "`"
+	}
+	fmt.Fprintf(w, "\nCommands (K is the kernel; `$BIN` holds %s; GOMAXPROCS and GOMPI_* unset unless shown):\n\n", built)
 	for _, s := range r.Network {
 		fmt.Fprintf(w, "    %s\n", s)
 	}
