@@ -18,10 +18,10 @@ func matvecSub(a *block, v, b *[5]float64) {
 	b[4] = b[4] - a[20]*v0 - a[21]*v1 - a[22]*v2 - a[23]*v3 - a[24]*v4
 }
 
-// matmulSub is c -= a*b (matmul_sub):
+// matmulSubGo is c -= a*b (matmul_sub):
 //
 //	for m, n: c[5m+n] = c[5m+n] - a[5m]b[n] - a[5m+1]b[5+n] - ... - a[5m+4]b[20+n]
-func matmulSub(a, b, c *block) {
+func matmulSubGo(a, b, c *block) {
 	a0, a1, a2, a3, a4 := a[0], a[1], a[2], a[3], a[4]
 	c[0] = c[0] - a0*b[0] - a1*b[5] - a2*b[10] - a3*b[15] - a4*b[20]
 	c[1] = c[1] - a0*b[1] - a1*b[6] - a2*b[11] - a3*b[16] - a4*b[21]
@@ -54,7 +54,7 @@ func matmulSub(a, b, c *block) {
 	c[24] = c[24] - a0*b[4] - a1*b[9] - a2*b[14] - a3*b[19] - a4*b[24]
 }
 
-// binvcrhs solves lhs*x = (c, r) in place by Gauss-Jordan elimination
+// binvcrhsGo solves lhs*x = (c, r) in place by Gauss-Jordan elimination
 // without pivoting: on return c holds lhs^-1*c and r lhs^-1*r (binvcrhs):
 //
 //	for p: pivot = 1/lhs[5p+p]; row p of lhs (after the diagonal), c and r *= pivot
@@ -62,7 +62,7 @@ func matmulSub(a, b, c *block) {
 //
 // The pivot row is held in locals: Go would reload it for every other row,
 // as a store through c might change lhs.
-func binvcrhs(lhs, c *block, r *[5]float64) {
+func binvcrhsGo(lhs, c *block, r *[5]float64) {
 	var pivot, coeff, l1, l2, l3, l4, c0, c1, c2, c3, c4, rp float64
 
 	pivot = 1.0 / lhs[0]

@@ -277,23 +277,7 @@ func (s *State) solveCell(cl *cell, d int, first, last bool) {
 			fm, nm := (*block)(fj[i*25:]), (*block)(nj[i*25:])
 			n0 := (*block)(nj[(i+1)*25:])
 			fp, np := (*block)(fj[(i+2)*25:]), (*block)(nj[(i+2)*25:])
-			for e := 0; e < 25; e += 5 {
-				A[e] = -t2*fm[e] - t1*nm[e]
-				A[e+1] = -t2*fm[e+1] - t1*nm[e+1]
-				A[e+2] = -t2*fm[e+2] - t1*nm[e+2]
-				A[e+3] = -t2*fm[e+3] - t1*nm[e+3]
-				A[e+4] = -t2*fm[e+4] - t1*nm[e+4]
-				B[e] = t1 * 2.0 * n0[e]
-				B[e+1] = t1 * 2.0 * n0[e+1]
-				B[e+2] = t1 * 2.0 * n0[e+2]
-				B[e+3] = t1 * 2.0 * n0[e+3]
-				B[e+4] = t1 * 2.0 * n0[e+4]
-				C[e] = t2*fp[e] - t1*np[e]
-				C[e+1] = t2*fp[e+1] - t1*np[e+1]
-				C[e+2] = t2*fp[e+2] - t1*np[e+2]
-				C[e+3] = t2*fp[e+3] - t1*np[e+3]
-				C[e+4] = t2*fp[e+4] - t1*np[e+4]
-			}
+			lhsBlocks(A, B, C, fm, nm, n0, fp, np, t1, t2)
 			for m := 0; m < 5; m++ {
 				e := 5*m + m
 				A[e] -= t1 * dd[m]

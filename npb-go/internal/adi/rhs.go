@@ -97,74 +97,30 @@ func (s *State) fluxRow(cl *cell, d, b, n int) {
 	vn := vel[d]
 	mn := d + 1 // the momentum component along d
 	sd := s.stride[d]
-	{
-		{
-			bm, bp := b-sd, b+sd
-			// Density.
-			{
-				R := view(cl.rhs, b, n)
-				U := view(cl.u, b, n)[:len(R)]
-				Um := view(cl.u, bm, n)[:len(R)]
-				Up := view(cl.u, bp, n)[:len(R)]
-				Wm := view(cl.u, mn*cv+bm, n)[:len(R)]
-				Wp := view(cl.u, mn*cv+bp, n)[:len(R)]
-				for i := range R {
-					R[i] = R[i] + dd[0]*(Up[i]-2.0*U[i]+Um[i]) - t2*(Wp[i]-Wm[i])
-				}
-			}
-			Vm := view(vn, bm, n)
-			V := view(vn, b, n)[:len(Vm)]
-			Vp := view(vn, bp, n)[:len(Vm)]
-			U5m := view(cl.u, 4*cv+bm, n)[:len(Vm)]
-			U5p := view(cl.u, 4*cv+bp, n)[:len(Vm)]
-			SQm := view(cl.square, bm, n)[:len(Vm)]
-			SQp := view(cl.square, bp, n)[:len(Vm)]
-			// Momentum.
-			for m := 1; m <= 3; m++ {
-				R := view(cl.rhs, m*cv+b, n)[:len(Vm)]
-				U := view(cl.u, m*cv+b, n)[:len(Vm)]
-				Um := view(cl.u, m*cv+bm, n)[:len(Vm)]
-				Up := view(cl.u, m*cv+bp, n)[:len(Vm)]
-				dm := dd[m]
-				if m == mn {
-					cc := con2 * con43
-					for i := range R {
-						R[i] = R[i] + dm*(Up[i]-2.0*U[i]+Um[i]) +
-							cc*(Vp[i]-2.0*V[i]+Vm[i]) -
-							t2*(Up[i]*Vp[i]-Um[i]*Vm[i]+
-								(U5p[i]-SQp[i]-U5m[i]+SQm[i])*c2)
-					}
-					continue
-				}
-				Tm := view(vel[m-1], bm, n)[:len(Vm)]
-				T := view(vel[m-1], b, n)[:len(Vm)]
-				Tp := view(vel[m-1], bp, n)[:len(Vm)]
-				for i := range R {
-					R[i] = R[i] + dm*(Up[i]-2.0*U[i]+Um[i]) +
-						con2*(Tp[i]-2.0*T[i]+Tm[i]) -
-						t2*(Up[i]*Vp[i]-Um[i]*Vm[i])
-				}
-			}
-			// Energy.
-			R := view(cl.rhs, 4*cv+b, n)[:len(Vm)]
-			U5 := view(cl.u, 4*cv+b, n)[:len(Vm)]
-			Qm := view(cl.qs, bm, n)[:len(Vm)]
-			Q := view(cl.qs, b, n)[:len(Vm)]
-			Qp := view(cl.qs, bp, n)[:len(Vm)]
-			RIm := view(cl.rhoI, bm, n)[:len(Vm)]
-			RI := view(cl.rhoI, b, n)[:len(Vm)]
-			RIp := view(cl.rhoI, bp, n)[:len(Vm)]
-			for i := range R {
-				vp1, vijk, vm1 := Vp[i], V[i], Vm[i]
-				R[i] = R[i] + dd[4]*(U5p[i]-2.0*U5[i]+U5m[i]) +
-					con3*(Qp[i]-2.0*Q[i]+Qm[i]) +
-					con4*(vp1*vp1-2.0*vijk*vijk+vm1*vm1) +
-					con5*(U5p[i]*RIp[i]-2.0*U5[i]*RI[i]+U5m[i]*RIm[i]) -
-					t2*((c1*U5p[i]-c2*SQp[i])*vp1-
-						(c1*U5m[i]-c2*SQm[i])*vm1)
-			}
+	bm, bp := b-sd, b+sd
+	// Density.
+	R := view(cl.rhs, b, n)
+	fluxDensity(R, view(cl.u, b, n), view(cl.u, bm, n), view(cl.u, bp, n),
+		view(cl.u, mn*cv+bm, n), view(cl.u, mn*cv+bp, n), dd[0], t2)
+	Vm, V, Vp := view(vn, bm, n), view(vn, b, n), view(vn, bp, n)
+	U5m, U5, U5p := view(cl.u, 4*cv+bm, n), view(cl.u, 4*cv+b, n), view(cl.u, 4*cv+bp, n)
+	SQm, SQp := view(cl.square, bm, n), view(cl.square, bp, n)
+	// Momentum.
+	for m := 1; m <= 3; m++ {
+		R := view(cl.rhs, m*cv+b, n)
+		U, Um, Up := view(cl.u, m*cv+b, n), view(cl.u, m*cv+bm, n), view(cl.u, m*cv+bp, n)
+		if m == mn {
+			fluxMomentumNormal(R, U, Um, Up, V, Vm, Vp, U5m, U5p, SQm, SQp, dd[m], con2*con43, t2, c2)
+			continue
 		}
+		T := vel[m-1]
+		fluxMomentum(R, U, Um, Up, view(T, b, n), view(T, bm, n), view(T, bp, n), Vm, Vp, dd[m], con2, t2)
 	}
+	// Energy.
+	R = view(cl.rhs, 4*cv+b, n)
+	fluxEnergyA(R, U5, U5m, U5p, view(cl.qs, b, n), view(cl.qs, bm, n), view(cl.qs, bp, n), dd[4], con3)
+	fluxEnergyB(R, V, Vm, Vp, U5, U5m, U5p, view(cl.rhoI, b, n), view(cl.rhoI, bm, n), view(cl.rhoI, bp, n),
+		SQm, SQp, con4, con5, t2, c1, c2)
 }
 
 // dissipationRow adds the fourth-order dissipation along axis d to the
