@@ -369,7 +369,9 @@ func main() {
 		os.Exit(0)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "gompirun: %v (%s)\n", err, usageLine)
+		// One line a user can read: the usage line alone is longer than a
+		// screen's width; -h prints it with every option.
+		fmt.Fprintf(os.Stderr, "gompirun: %v (gompirun -h lists the options)\n", err)
 		os.Exit(2)
 	}
 	if o.version {

@@ -207,7 +207,12 @@ func gaussianPairs(x []float64, sum *Sums) {
 			t4 := x2 * t2
 			// A deviate beyond the last annulus (over 10 sigma) is not
 			// counted; the reference would write past its array.
-			if l := int(max(math.Abs(t3), math.Abs(t4))); l < nq {
+			// max(|t3|, |t4|) on the bits: for floats without a sign bit
+			// the integer order is the numeric order, and an integer max
+			// is a conditional move, where the float builtin's NaN and
+			// signed-zero rules cost a chain of branches here.
+			const abs = 1<<63 - 1
+			if l := int(math.Float64frombits(max(math.Float64bits(t3)&abs, math.Float64bits(t4)&abs))); l < nq {
 				q[l]++
 			}
 			sx += t3
