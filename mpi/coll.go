@@ -30,6 +30,35 @@ func (c *Comm) csend(buf []byte, to, tag int) *Request {
 	return c.r.isend(c, buf, c.group.worldRank(to), tag+c.r.nbc.tagOffset(), c.ctx+1, false)
 }
 
+// spareReqs returns the rank's two requests for a step that is waited for
+// before it returns (exchange, blockingSend, blockingRecv), or nil inside
+// a nonblocking collective's schedule, whose steps' requests outlive the
+// call that starts them. A blocking collective allocated two requests per
+// exchange without them: at 2 ranks, most of an 8-byte Allreduce's
+// allocation, and the garbage collections it caused preempted the ranks.
+func (c *Comm) spareReqs() *[2]Request {
+	if c.r.nbc.cur != nil {
+		return nil
+	}
+	return &c.r.collReq
+}
+
+// csendInto and crecvInto are csend and crecv into q, or a new request
+// when q is nil.
+func (c *Comm) csendInto(q *Request, buf []byte, to, tag int) *Request {
+	if q == nil {
+		return c.csend(buf, to, tag)
+	}
+	return c.r.startSend(q, c, buf, c.group.worldRank(to), tag+c.r.nbc.tagOffset(), c.ctx+1, false)
+}
+
+func (c *Comm) crecvInto(q *Request, buf []byte, from, tag int) *Request {
+	if q == nil {
+		return c.crecv(buf, from, tag)
+	}
+	return c.r.startRecv(q, c, buf, c.group.worldRank(from), tag+c.r.nbc.tagOffset(), c.ctx+1)
+}
+
 // crecv starts a receive into buf from comm rank from on the collective
 // context.
 func (c *Comm) crecv(buf []byte, from, tag int) *Request {
@@ -95,14 +124,31 @@ func waitReqs(reqs []*Request) error {
 
 // exchange sends sb to rank to and receives rb from rank from, concurrently.
 func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
-	rq := c.crecv(rb, from, tag)
-	sq := c.csend(sb, to, tag)
+	var rq, sq *Request
+	if spare := c.spareReqs(); spare != nil {
+		rq, sq = &spare[0], &spare[1]
+	}
+	rq = c.crecvInto(rq, rb, from, tag)
+	sq = c.csendInto(sq, sb, to, tag)
 	return c.waitColl(rq, sq)
 }
 
 // blockingSend and blockingRecv are the blocking halves.
-func (c *Comm) blockingSend(b []byte, to, tag int) error   { return c.waitColl(c.csend(b, to, tag)) }
-func (c *Comm) blockingRecv(b []byte, from, tag int) error { return c.waitColl(c.crecv(b, from, tag)) }
+func (c *Comm) blockingSend(b []byte, to, tag int) error {
+	var q *Request
+	if spare := c.spareReqs(); spare != nil {
+		q = &spare[0]
+	}
+	return c.waitColl(c.csendInto(q, b, to, tag))
+}
+
+func (c *Comm) blockingRecv(b []byte, from, tag int) error {
+	var q *Request
+	if spare := c.spareReqs(); spare != nil {
+		q = &spare[0]
+	}
+	return c.waitColl(c.crecvInto(q, b, from, tag))
+}
 
 // begin validates the communicator at the start of a collective.
 func (c *Comm) begin() error {

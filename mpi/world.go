@@ -151,6 +151,7 @@ type rank struct {
 	anyCursor   int
 
 	blockReq Request      // reused by blocking Send and Recv, which finish with it before returning
+	collReq  [2]Request   // reused by a blocking collective's exchanges and blocking steps (coll.go)
 	bsend    *bsendBuffer // the attached buffer of buffered sends (bsend.go); nil when none
 
 	ctxUsed   ctxMask

@@ -6,12 +6,17 @@
 //	go run ./cmd/gompirun -np 2 ./samples/osu -test bw
 //	go run ./cmd/gompirun -np 2 ./samples/osu -test bibw
 //	go run ./cmd/gompirun -np 4 ./samples/osu -test allreduce
+//	go run ./cmd/gompirun -np 4 ./samples/osu -test bcast    (also reduce, alltoall, barrier)
 //
 // latency is half the round-trip time of a blocking ping-pong between ranks
 // 0 and 1 (osu_latency); bw streams a window of non-blocking sends from 0
 // to 1, acknowledged once per window (osu_bw); bibw does that in both
 // directions at once (osu_bibw); allreduce is the average time of an
-// Allreduce (sum of float64) over every rank (osu_allreduce).
+// Allreduce (sum of float64) over every rank (osu_allreduce), and bcast,
+// reduce (sum to rank 0), alltoall (a block of the size to every rank) and
+// barrier (no data: one row, size 0) likewise (osu_bcast, osu_reduce,
+// osu_alltoall, osu_barrier). scripts/coll-vs-mpich.sh runs the
+// collectives beside the same loops in C under MPICH.
 package main
 
 import (
@@ -19,6 +24,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
 
 	"github.com/gompi/gompi/mpi"
 )
@@ -28,28 +36,43 @@ type params struct {
 	min, max      int
 	iters, warmup int
 	window        int
+	cpuprofile    string
 }
 
 func main() {
 	var p params
-	flag.StringVar(&p.test, "test", "latency", "latency, bw, bibw or allreduce")
+	flag.StringVar(&p.test, "test", "latency", "latency, bw, bibw, allreduce, bcast, reduce, alltoall or barrier")
 	flag.IntVar(&p.min, "min", 0, "smallest message in bytes")
 	flag.IntVar(&p.max, "max", 4<<20, "largest message in bytes")
 	flag.IntVar(&p.iters, "iters", 1000, "timed iterations for messages up to 8 KiB (a tenth, at least 10, above)")
 	flag.IntVar(&p.warmup, "warmup", 100, "untimed iterations before each size (a tenth above 8 KiB)")
 	flag.IntVar(&p.window, "window", 64, "messages in flight per iteration for bw and bibw")
+	flag.StringVar(&p.cpuprofile, "cpuprofile", "", "write each rank's CPU profile of the measurement to this file, .RANK appended (go tool pprof)")
 	flag.Parse()
 	if err := p.check(); err != nil {
 		fmt.Fprintf(os.Stderr, "osu: %v\n", err)
 		os.Exit(2)
 	}
-	mpi.Main(func(c *mpi.Comm) error { return run(c, &p, os.Stdout) })
+	mpi.Main(func(c *mpi.Comm) error {
+		if p.cpuprofile != "" {
+			f, err := os.Create(fmt.Sprintf("%s.%d", p.cpuprofile, c.Rank()))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		return run(c, &p, os.Stdout)
+	})
 }
 
 func (p *params) check() error {
 	switch {
-	case p.test != "latency" && p.test != "bw" && p.test != "bibw" && p.test != "allreduce":
-		return fmt.Errorf("unknown -test %q: want latency, bw, bibw or allreduce", p.test)
+	case !slices.Contains(tests, p.test):
+		return fmt.Errorf("unknown -test %q: want %s", p.test, strings.Join(tests, ", "))
 	case p.min < 0 || p.max < p.min:
 		return fmt.Errorf("need 0 <= -min <= -max, got %d and %d", p.min, p.max)
 	case p.iters < 1 || p.warmup < 0 || p.window < 1:
@@ -58,9 +81,15 @@ func (p *params) check() error {
 	return nil
 }
 
+// tests are the measurements -test names; from allreduce on, collectives.
+var tests = []string{"latency", "bw", "bibw", "allreduce", "bcast", "reduce", "alltoall", "barrier"}
+
 // sizes is min, then the powers of two above it up to max (as OSU: 0 or 1,
-// 2, 4, ...).
+// 2, 4, ...); barrier has no size: 0.
 func (p *params) sizes() []int {
+	if p.test == "barrier" {
+		return []int{0}
+	}
 	s := []int{p.min}
 	n := 1
 	for n <= p.min {
@@ -81,7 +110,7 @@ func (p *params) rounds(size int) (iters, warmup int) {
 }
 
 func run(c *mpi.Comm, p *params, out io.Writer) error {
-	if p.test != "allreduce" && c.Size() < 2 {
+	if slices.Index(tests, p.test) < slices.Index(tests, "allreduce") && c.Size() < 2 {
 		return fmt.Errorf("-test %s needs 2 ranks, got %d", p.test, c.Size())
 	}
 	if c.Rank() == 0 {
@@ -102,8 +131,8 @@ func run(c *mpi.Comm, p *params, out io.Writer) error {
 			v, err = bandwidth(c, size, iters, warmup, p.window, false)
 		case "bibw":
 			v, err = bandwidth(c, size, iters, warmup, p.window, true)
-		case "allreduce":
-			v, err = allreduce(c, size, iters, warmup)
+		default:
+			v, err = collective(c, p.test, size, iters, warmup)
 		}
 		if err != nil {
 			return err
@@ -207,11 +236,30 @@ func bandwidth(c *mpi.Comm, size, iters, warmup, window int, bidir bool) (float6
 	return bytes / elapsed / 1e6, nil
 }
 
-// allreduce returns the average over ranks of the mean Allreduce time, in
-// microseconds, for size/8 float64s (at least one).
-func allreduce(c *mpi.Comm, size, iters, warmup int) (float64, error) {
+// collective returns the average over ranks of the mean time of one call
+// of the collective test, in microseconds, for size/8 float64s (at least
+// one; per destination for alltoall).
+func collective(c *mpi.Comm, test string, size, iters, warmup int) (float64, error) {
 	n := max(size/8, 1)
-	in, res := make([]float64, n), make([]float64, n)
+	var call func() error
+	switch test {
+	case "allreduce":
+		in, res := make([]float64, n), make([]float64, n)
+		call = func() error { return mpi.Allreduce(c, in, res, mpi.Sum) }
+	case "bcast":
+		buf := make([]float64, n)
+		call = func() error { return mpi.Bcast(c, buf, 0) }
+	case "reduce":
+		in, res := make([]float64, n), make([]float64, n)
+		call = func() error { return mpi.Reduce(c, in, res, mpi.Sum, 0) }
+	case "alltoall":
+		in, res := make([]float64, n*c.Size()), make([]float64, n*c.Size())
+		call = func() error { return mpi.Alltoall(c, in, res) }
+	case "barrier":
+		call = c.Barrier
+	default:
+		return 0, fmt.Errorf("-test %s is not a collective", test)
+	}
 	var t0 float64
 	for i := 0; i < warmup+iters; i++ {
 		if i == warmup {
@@ -220,7 +268,7 @@ func allreduce(c *mpi.Comm, size, iters, warmup int) (float64, error) {
 			}
 			t0 = c.Wtime()
 		}
-		if err := mpi.Allreduce(c, in, res, mpi.Sum); err != nil {
+		if err := call(); err != nil {
 			return 0, err
 		}
 	}

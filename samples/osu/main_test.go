@@ -14,7 +14,7 @@ import (
 // world with few iterations and checks the table: one positive figure per
 // size, sizes as asked.
 func TestEveryTestPrintsAFigurePerSize(t *testing.T) {
-	for _, test := range []string{"latency", "bw", "bibw", "allreduce"} {
+	for _, test := range tests {
 		p := params{test: test, min: 0, max: 64 << 10, iters: 20, warmup: 2, window: 4}
 		if err := p.check(); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,90 @@
+/*
+ * coll.c: the MPICH side of scripts/coll-vs-mpich.sh. It measures what
+ * samples/osu measures for a collective, the same way: for each size (MIN,
+ * then the powers of two above it up to MAX; barrier: one row, size 0),
+ * WARMUP untimed calls, a barrier, ITERS timed calls (a tenth of both,
+ * ITERS at least 10, above 8 KiB), and the mean time of a call averaged
+ * over the ranks, in microseconds, on size/8 doubles (at least one; per
+ * destination for alltoall; sum to rank 0 for reduce).
+ *
+ * Build: mpicc -O2 -o coll coll.c
+ * Run:   mpirun -np 2 ./coll TEST MIN MAX ITERS WARMUP
+ *        TEST: allreduce, bcast, reduce, alltoall or barrier
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (argc != 6) {
+        if (me == 0)
+            fprintf(stderr, "usage: coll TEST MIN MAX ITERS WARMUP\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *test = argv[1];
+    long min = atol(argv[2]), max = atol(argv[3]);
+    int iters = atoi(argv[4]), warmup = atoi(argv[5]);
+    int barrier = strcmp(test, "barrier") == 0;
+    if (!barrier && strcmp(test, "allreduce") && strcmp(test, "bcast") &&
+        strcmp(test, "reduce") && strcmp(test, "alltoall")) {
+        if (me == 0)
+            fprintf(stderr, "coll: unknown test %s\n", test);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long maxn = max / 8 > 1 ? max / 8 : 1;
+    double *in = calloc((size_t)maxn * np, sizeof(double));
+    double *out = calloc((size_t)maxn * np, sizeof(double));
+    if (in == NULL || out == NULL) {
+        fprintf(stderr, "coll: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (me == 0)
+        printf("# MPICH %s test, %d ranks\n# Size         Latency (us)\n", test, np);
+    long size = barrier ? 0 : min;
+    for (;;) {
+        int n = size / 8 > 1 ? (int)(size / 8) : 1;
+        int it = iters, wu = warmup;
+        if (size > 8192) {
+            it = iters / 10 > 10 ? iters / 10 : 10;
+            wu = warmup / 10;
+        }
+        double t0 = 0;
+        for (int i = 0; i < wu + it; i++) {
+            if (i == wu) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                t0 = MPI_Wtime();
+            }
+            if (barrier)
+                MPI_Barrier(MPI_COMM_WORLD);
+            else if (test[0] == 'a' && test[3] == 'r')
+                MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            else if (test[0] == 'b')
+                MPI_Bcast(in, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            else if (test[0] == 'r')
+                MPI_Reduce(in, out, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            else
+                MPI_Alltoall(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, MPI_COMM_WORLD);
+        }
+        double mine = (MPI_Wtime() - t0) * 1e6 / it, sum = 0;
+        MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        if (me == 0)
+            printf("%-12ld %18.2f\n", size, sum / np);
+        if (barrier)
+            break;
+        long next = 1;
+        while (next <= size)
+            next *= 2;
+        if (next > max)
+            break;
+        size = next;
+    }
+    free(in);
+    free(out);
+    MPI_Finalize();
+    return 0;
+}
