@@ -30,17 +30,52 @@ func (c *Comm) csend(buf []byte, to, tag int) *Request {
 	return c.r.isend(c, buf, c.group.worldRank(to), tag+c.r.nbc.tagOffset(), c.ctx+1, false)
 }
 
-// spareReqs returns the rank's two requests for a step that is waited for
-// before it returns (exchange, blockingSend, blockingRecv), or nil inside
-// a nonblocking collective's schedule, whose steps' requests outlive the
-// call that starts them. A blocking collective allocated two requests per
-// exchange without them: at 2 ranks, most of an 8-byte Allreduce's
+// spareReqs returns k of the rank's requests for steps that are waited
+// for before the function that starts them returns (exchange,
+// blockingSend, blockingRecv, the scattered Alltoall's windows), or nil
+// inside a nonblocking collective's schedule, whose steps' requests outlive
+// the call that starts them. A blocking collective allocated two requests
+// per exchange without them: at 2 ranks, most of an 8-byte Allreduce's
 // allocation, and the garbage collections it caused preempted the ranks.
-func (c *Comm) spareReqs() *[2]Request {
-	if c.r.nbc.cur != nil {
+func (c *Comm) spareReqs(k int) []Request {
+	r := c.r
+	if r.nbc.cur != nil {
 		return nil
 	}
-	return &c.r.collReq
+	if len(r.collReq) < k {
+		r.collReq = make([]Request, k)
+	}
+	return r.collReq[:k]
+}
+
+// scratchBytes bounds what a process's ranks keep for collectives'
+// temporaries (scratch): each rank keeps up to scratchBytes / (ranks in the
+// process) bytes per slot, at least minScratch, so that a process of one
+// rank reuses buffers up to 1 MiB and one of a million virtual ranks keeps
+// almost nothing.
+const (
+	scratchBytes = 1 << 20
+	minScratch   = 256
+)
+
+// scratch returns n bytes for a blocking collective's temporary in slot
+// (0 or 1), reused from call to call while n is within the rank's bound,
+// otherwise (and inside a nonblocking collective's schedule, whose
+// temporaries outlive the call) newly allocated. Its contents are
+// whatever the last use left: callers overwrite what they read. A new
+// buffer per call was most of what a mid-size Reduce or Allreduce
+// allocated, and the garbage collections it caused cost more than the
+// reduction.
+func (c *Comm) scratch(slot, n int) []byte {
+	r := c.r
+	limit := max(scratchBytes/len(r.w.ranks), minScratch)
+	if r.nbc.cur != nil || n > limit {
+		return make([]byte, n)
+	}
+	if cap(r.collTmp[slot]) < n {
+		r.collTmp[slot] = make([]byte, n)
+	}
+	return r.collTmp[slot][:n]
 }
 
 // csendInto and crecvInto are csend and crecv into q, or a new request
@@ -125,7 +160,7 @@ func waitReqs(reqs []*Request) error {
 // exchange sends sb to rank to and receives rb from rank from, concurrently.
 func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
 	var rq, sq *Request
-	if spare := c.spareReqs(); spare != nil {
+	if spare := c.spareReqs(2); spare != nil {
 		rq, sq = &spare[0], &spare[1]
 	}
 	rq = c.crecvInto(rq, rb, from, tag)
@@ -136,7 +171,7 @@ func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
 // blockingSend and blockingRecv are the blocking halves.
 func (c *Comm) blockingSend(b []byte, to, tag int) error {
 	var q *Request
-	if spare := c.spareReqs(); spare != nil {
+	if spare := c.spareReqs(1); spare != nil {
 		q = &spare[0]
 	}
 	return c.waitColl(c.csendInto(q, b, to, tag))
@@ -144,7 +179,7 @@ func (c *Comm) blockingSend(b []byte, to, tag int) error {
 
 func (c *Comm) blockingRecv(b []byte, from, tag int) error {
 	var q *Request
-	if spare := c.spareReqs(); spare != nil {
+	if spare := c.spareReqs(1); spare != nil {
 		q = &spare[0]
 	}
 	return c.waitColl(c.crecvInto(q, b, from, tag))

@@ -119,24 +119,44 @@ func (c *Comm) alltoallBruck(send, recv []byte, bs int) error {
 // sblk(j) and rblk(j) are the blocks for and from rank j.
 func (c *Comm) alltoallScattered(sblk, rblk func(j int) []byte) error {
 	n, me := c.Size(), c.rank
-	reqs := make([]*Request, 0, 2*AlltoallThrottle)
+	window := min(AlltoallThrottle, n)
+	spare := c.spareReqs(2 * window) // nil in a schedule: new requests
+	var reqs []*Request
+	if spare != nil {
+		reqs = c.r.collPtrs[:0]
+	}
+	next := func() *Request {
+		if spare == nil {
+			return nil
+		}
+		q := &spare[0]
+		spare = spare[1:]
+		return q
+	}
 	var failed schedErr
 	for lo := 0; lo < n; lo += AlltoallThrottle {
 		reqs = reqs[:0]
+		if spare != nil {
+			spare = c.spareReqs(2 * window)
+		}
 		hi := min(lo+AlltoallThrottle, n)
 		for i := lo; i < hi; i++ {
 			if src := (me + i) % n; src != me && len(rblk(src)) > 0 {
-				reqs = append(reqs, c.crecv(rblk(src), src, tagAlltoall))
+				reqs = append(reqs, c.crecvInto(next(), rblk(src), src, tagAlltoall))
 			}
 		}
 		for i := lo; i < hi; i++ {
 			if dst := (me - i + n) % n; dst != me && len(sblk(dst)) > 0 {
-				reqs = append(reqs, c.csend(sblk(dst), dst, tagAlltoall))
+				reqs = append(reqs, c.csendInto(next(), sblk(dst), dst, tagAlltoall))
 			}
 		}
 		if len(reqs) > 0 {
 			failed.keep(c.waitColl(reqs...))
 		}
+	}
+	if c.r.nbc.cur == nil {
+		clear(reqs)
+		c.r.collPtrs = reqs[:0] // kept for the next call
 	}
 	return failed.err
 }

@@ -96,7 +96,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 		}
 	}
 	c.traceAlgo(a, len(data))
-	acc := make([]byte, len(data))
+	acc := c.scratch(0, len(data))
 	copy(acc, data)
 	if a == algoRabenseifner {
 		err = c.reduceRabenseifner(acc, rd, root)
@@ -129,7 +129,7 @@ func (c *Comm) reduceBinomial(acc []byte, rd *reduction, root int) error {
 		}
 		if src := rel | mask; src < n {
 			if tmp == nil {
-				tmp = make([]byte, len(acc))
+				tmp = c.scratch(1, len(acc))
 			}
 			failed.keep(c.blockingRecv(tmp, (src+lroot)%n, tagReduce))
 			rd.applyRev(acc, tmp)
@@ -162,7 +162,7 @@ func (c *Comm) foldIn(acc []byte, rd *reduction, tag int) (int, error) {
 	if me%2 == 0 {
 		return -1, c.blockingSend(acc, me+1, tag)
 	}
-	tmp := make([]byte, len(acc))
+	tmp := c.scratch(1, len(acc))
 	err := c.blockingRecv(tmp, me-1, tag)
 	rd.apply(tmp, acc)
 	return me / 2, err // on failure the rank still takes its place in the schedule
@@ -219,7 +219,7 @@ func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd
 			klo, khi, slo, shi = mid, hi, lo, mid
 		}
 		if tmp == nil {
-			tmp = make([]byte, max(disp[mid]-disp[lo], disp[hi]-disp[mid]))
+			tmp = c.scratch(1, max(disp[mid]-disp[lo], disp[hi]-disp[mid]))
 		}
 		keep, in := acc[disp[klo]:disp[khi]], tmp[:disp[khi]-disp[klo]]
 		failed.keep(c.exchange(acc[disp[slo]:disp[shi]], oldRank(partner, rem), in, oldRank(partner, rem), tag))
@@ -341,7 +341,7 @@ func (c *Comm) allreduceRecDbl(acc []byte, rd *reduction) error {
 	newrank, err := c.foldIn(acc, rd, tagAllreduce)
 	failed.keep(err)
 	if newrank >= 0 {
-		tmp := make([]byte, len(acc))
+		tmp := c.scratch(1, len(acc))
 		for mask := 1; mask < pof2; mask <<= 1 {
 			dst := oldRank(newrank^mask, rem)
 			failed.keep(c.exchange(acc, dst, tmp, dst, tagAllreduce))
@@ -403,7 +403,7 @@ func (c *Comm) allreduceRing(acc []byte, rd *reduction) error {
 		return lo * rd.size, hi * rd.size
 	}
 	right, left := (me+1)%n, (me-1+n)%n
-	tmp := make([]byte, (count/n+1)*rd.size)
+	tmp := c.scratch(1, (count/n+1)*rd.size)
 	var failed schedErr
 	for i := 0; i < n-1; i++ {
 		slo, shi := chunk(me - i)

@@ -151,7 +151,9 @@ type rank struct {
 	anyCursor   int
 
 	blockReq Request      // reused by blocking Send and Recv, which finish with it before returning
-	collReq  [2]Request   // reused by a blocking collective's exchanges and blocking steps (coll.go)
+	collReq  []Request    // reused by a blocking collective's steps (coll.go, spareReqs)
+	collPtrs []*Request   // reused by a blocking collective's lists of outstanding requests
+	collTmp  [2][]byte    // reused by a blocking collective's temporary buffers (coll.go, scratch)
 	bsend    *bsendBuffer // the attached buffer of buffered sends (bsend.go); nil when none
 
 	ctxUsed   ctxMask
