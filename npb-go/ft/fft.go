@@ -83,9 +83,21 @@ func fftz2(is, l, m, n, ny, ny1 int, u, x, y []complex128) {
 }
 
 // butterflies16 is fftz2's inner loops for the default block of 16 lines:
-// lk rows of 16 values, rows ny1 apart, viewed as fixed-size arrays so
-// that the compiler checks each row once instead of every element.
+// lk rows of 16 values, rows ny1 apart; in AVX2 where the CPU has it.
 func butterflies16(u1 complex128, lk, ny1 int, xa, xb, ya, yb []complex128) {
+	if haveAVX2 && lk > 0 {
+		last := (lk-1)*ny1 + fftblockDefault // every row in bounds
+		_, _, _, _ = xa[last-1], xb[last-1], ya[last-1], yb[last-1]
+		butterflies16AVX2(u1, lk, ny1, &xa[0], &xb[0], &ya[0], &yb[0])
+		return
+	}
+	butterflies16Go(u1, lk, ny1, xa, xb, ya, yb)
+}
+
+// butterflies16Go is butterflies16 in Go: the rows viewed as fixed-size
+// arrays so that the compiler checks each row once instead of every
+// element.
+func butterflies16Go(u1 complex128, lk, ny1 int, xa, xb, ya, yb []complex128) {
 	for o := 0; o < lk*ny1; o += ny1 {
 		a := (*[fftblockDefault]complex128)(xa[o : o+fftblockDefault])
 		b := (*[fftblockDefault]complex128)(xb[o : o+fftblockDefault])
