@@ -88,7 +88,17 @@ type mgState struct {
 	u, v, r []float64
 	a, c    [4]float64
 
+	sum1, sum2 []float64 // the AVX2 lines' neighbour sums (stencil_avx2.go)
+
 	t timers
+}
+
+// sums returns the two scratch lines of n values for the AVX2 stencils.
+func (s *mgState) sums(n int) ([]float64, []float64) {
+	if len(s.sum1) < n {
+		s.sum1, s.sum2 = make([]float64, n), make([]float64, n)
+	}
+	return s.sum1[:n], s.sum2[:n]
 }
 
 // Run runs MG of the given class on the ranks of c and writes the

@@ -43,6 +43,13 @@ func (s *mgState) psinv(r, u []float64, n1, n2, n3, k int) error {
 			if len(ur) < 3 {
 				continue
 			}
+			if haveAVX2 && len(ur) >= 6 {
+				r1, r2 := s.sums(len(ur))
+				lineSums(r1, ym, yp, zm, zp)
+				lineSums(r2, mm, pm, mp, pp)
+				psinvLine(ur, rr, r1, r2, c0, c1, c2)
+				continue
+			}
 			r1m := ym[0] + yp[0] + zm[0] + zp[0]
 			r1c := ym[1] + yp[1] + zm[1] + zp[1]
 			r2c := mm[1] + pm[1] + mp[1] + pp[1]
@@ -94,6 +101,13 @@ func (s *mgState) resid(u, v, r []float64, n1, n2, n3, k int) error {
 			mm, pm := line(u, o-p-n1, len(rr)), line(u, o-p+n1, len(rr))
 			mp, pp := line(u, o+p-n1, len(rr)), line(u, o+p+n1, len(rr))
 			if len(rr) < 3 {
+				continue
+			}
+			if haveAVX2 && len(rr) >= 6 {
+				u1, u2 := s.sums(len(rr))
+				lineSums(u1, ym, yp, zm, zp)
+				lineSums(u2, mm, pm, mp, pp)
+				residLine(rr, vr, uc, u1, u2, a0, a2, a3)
 				continue
 			}
 			u1m := ym[0] + yp[0] + zm[0] + zp[0]
