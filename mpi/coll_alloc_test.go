@@ -6,26 +6,21 @@ import (
 	"testing"
 )
 
-// skipUnderRace skips the allocation counts: the race detector's build
-// allocates on its own, by more than they bound.
-func skipUnderRace(t *testing.T) {
+// allocPerCall runs op on both ranks of an in-process world of 2, warm,
+// then calls times between two readings of the allocator, and returns
+// the bytes allocated per call as each rank saw them. Both ranks allocate
+// in one process and ReadMemStats counts both, so each figure is the
+// pair's. check, when not nil, runs on each rank after the calls. The
+// race detector's build allocates on its own: such tests skip under it.
+func allocPerCall(t *testing.T, calls int, op func(c *Comm) error, check func(c *Comm) error) [2]float64 {
+	t.Helper()
 	if raceSlowdown > 1 {
 		t.Skip("allocation counts differ under the race detector")
 	}
-}
-
-// TestBlockingCollectiveReusesRequests: a blocking collective's exchanges
-// use the rank's spare requests, not two new ones each (coll.go,
-// spareReqs): an 8-byte Allreduce at 2 ranks allocates at most its result
-// scratch, not 512 bytes of requests.
-func TestBlockingCollectiveReusesRequests(t *testing.T) {
-	skipUnderRace(t)
-	const calls = 2000
 	var perCall [2]float64
 	err := Run(2, func(c *Comm) error {
-		in, out := []float64{1}, []float64{0}
 		for i := 0; i < 100; i++ {
-			if err := Allreduce(c, in, out, Sum); err != nil {
+			if err := op(c); err != nil {
 				return err
 			}
 		}
@@ -35,127 +30,98 @@ func TestBlockingCollectiveReusesRequests(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for i := 0; i < calls; i++ {
-			if err := Allreduce(c, in, out, Sum); err != nil {
+			if err := op(c); err != nil {
 				return err
 			}
 		}
 		runtime.ReadMemStats(&after)
-		perCall[c.Rank()] = float64(after.TotalAlloc-before.TotalAlloc) / calls
+		perCall[c.Rank()] = float64(after.TotalAlloc-before.TotalAlloc) / float64(calls)
+		if check != nil {
+			if err := check(c); err != nil {
+				return err
+			}
+		}
 		return c.Barrier()
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Both ranks allocate in one process and ReadMemStats counts both, so
-	// each figure is the pair's: two requests per rank would be 1 KiB.
+	return perCall
+}
+
+// wantAllocBelow fails when a rank saw limit bytes or more per call.
+func wantAllocBelow(t *testing.T, what string, perCall [2]float64, limit float64) {
+	t.Helper()
 	for r, b := range perCall {
-		t.Logf("rank %d: %.0f bytes allocated per Allreduce (both ranks)", r, b)
-		if b > 400 {
-			t.Errorf("rank %d saw %.0f bytes allocated per 8-byte Allreduce of 2 ranks, want under 400 (no per-exchange requests)", r, b)
+		t.Logf("rank %d: %.0f bytes allocated per %s (both ranks)", r, b, what)
+		if b >= limit {
+			t.Errorf("rank %d saw %.0f bytes allocated per %s, want under %.0f", r, b, what, limit)
 		}
 	}
+}
+
+// TestBlockingCollectiveReusesRequests: a blocking collective's exchanges
+// use the rank's spare requests, not two new ones each (coll.go,
+// spareReqs): an 8-byte Allreduce at 2 ranks allocates at most its small
+// leftovers, not 1 KiB of requests (two per rank).
+func TestBlockingCollectiveReusesRequests(t *testing.T) {
+	in, out := [2][]float64{{1}, {1}}, [2][]float64{{0}, {0}}
+	got := allocPerCall(t, 2000, func(c *Comm) error {
+		return Allreduce(c, in[c.Rank()], out[c.Rank()], Sum)
+	}, nil)
+	wantAllocBelow(t, "8-byte Allreduce of 2 ranks", got, 400)
 }
 
 // TestBlockingReductionsReuseScratch: Reduce and Allreduce of 4 KiB at 2
 // ranks take their temporaries from the rank's scratch (coll.go), not 4
 // KiB buffers per call, and still compute the sums.
 func TestBlockingReductionsReuseScratch(t *testing.T) {
-	skipUnderRace(t)
-	const calls, n = 500, 512
-	var perCall [2][2]float64
-	err := Run(2, func(c *Comm) error {
-		in, out := make([]float64, n), make([]float64, n)
-		for i := range in {
-			in[i] = float64(c.Rank()*n + i)
-		}
-		ops := []func() error{
-			func() error { return Reduce(c, in, out, Sum, 0) },
-			func() error { return Allreduce(c, in, out, Sum) },
-		}
-		for k, op := range ops {
-			for i := 0; i < 20; i++ {
-				if err := op(); err != nil {
-					return err
-				}
-			}
-			if err := c.Barrier(); err != nil {
-				return err
-			}
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			for i := 0; i < calls; i++ {
-				if err := op(); err != nil {
-					return err
-				}
-			}
-			runtime.ReadMemStats(&after)
-			perCall[c.Rank()][k] = float64(after.TotalAlloc-before.TotalAlloc) / calls
-			if k == 1 || c.Rank() == 0 {
-				for i, v := range out {
-					if want := float64(n + 2*i); v != want {
-						return fmt.Errorf("op %d: element %d = %v, want %v", k, i, v, want)
-					}
-				}
-			}
-			if err := c.Barrier(); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r := range perCall {
-		for k, name := range []string{"Reduce", "Allreduce"} {
-			b := perCall[r][k]
-			t.Logf("rank %d: %s of 4 KiB: %.0f bytes allocated per call (both ranks)", r, name, b)
-			if b > 2048 {
-				t.Errorf("rank %d: %s of 4 KiB at 2 ranks allocated %.0f bytes per call, want under 2048 (temporaries from scratch)", r, name, b)
-			}
+	const n = 512
+	var in, out [2][]float64
+	for r := range in {
+		in[r], out[r] = make([]float64, n), make([]float64, n)
+		for i := range in[r] {
+			in[r][i] = float64(r*n + i)
 		}
 	}
+	sums := func(all bool) func(c *Comm) error {
+		return func(c *Comm) error {
+			if !all && c.Rank() != 0 {
+				return nil
+			}
+			for i, v := range out[c.Rank()] {
+				if want := float64(n + 2*i); v != want {
+					return fmt.Errorf("rank %d: element %d = %v, want %v", c.Rank(), i, v, want)
+				}
+			}
+			return nil
+		}
+	}
+	got := allocPerCall(t, 500, func(c *Comm) error {
+		return Reduce(c, in[c.Rank()], out[c.Rank()], Sum, 0)
+	}, sums(false))
+	wantAllocBelow(t, "4 KiB Reduce of 2 ranks", got, 2048)
+	got = allocPerCall(t, 500, func(c *Comm) error {
+		return Allreduce(c, in[c.Rank()], out[c.Rank()], Sum)
+	}, sums(true))
+	wantAllocBelow(t, "4 KiB Allreduce of 2 ranks", got, 2048)
 }
 
 // TestScatteredAlltoallReusesRequests: the scattered Alltoall (small
 // blocks, fewer than 8 ranks) takes its window's requests and their list
 // from the rank, not 2 requests and a 64-entry list per call.
 func TestScatteredAlltoallReusesRequests(t *testing.T) {
-	skipUnderRace(t)
-	const calls = 2000
-	var perCall [2]float64
-	err := Run(2, func(c *Comm) error {
+	// Block j of rank me holds 10*me + j.
+	in := [2][]float64{{0, 1}, {10, 11}}
+	out := [2][]float64{make([]float64, 2), make([]float64, 2)}
+	got := allocPerCall(t, 2000, func(c *Comm) error {
+		return Alltoall(c, in[c.Rank()], out[c.Rank()])
+	}, func(c *Comm) error {
 		me := float64(c.Rank())
-		in, out := []float64{10 * me, 10*me + 1}, make([]float64, 2) // block j: 10*me + j
-		for i := 0; i < 100; i++ {
-			if err := Alltoall(c, in, out); err != nil {
-				return err
-			}
+		if o := out[c.Rank()]; o[0] != me || o[1] != 10+me { // block me of rank j: 10*j + me
+			return fmt.Errorf("rank %d got %v, want [%v %v]", c.Rank(), o, me, 10+me)
 		}
-		if err := c.Barrier(); err != nil {
-			return err
-		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for i := 0; i < calls; i++ {
-			if err := Alltoall(c, in, out); err != nil {
-				return err
-			}
-		}
-		runtime.ReadMemStats(&after)
-		perCall[c.Rank()] = float64(after.TotalAlloc-before.TotalAlloc) / calls
-		if out[0] != me || out[1] != 10+me { // block me of rank j: 10*j + me
-			return fmt.Errorf("rank %d got %v, want [%v %v]", c.Rank(), out, me, 10+me)
-		}
-		return c.Barrier()
+		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r, b := range perCall {
-		t.Logf("rank %d: %.0f bytes allocated per Alltoall (both ranks)", r, b)
-		if b > 400 {
-			t.Errorf("rank %d saw %.0f bytes allocated per 8-byte-block Alltoall of 2 ranks, want under 400", r, b)
-		}
-	}
+	wantAllocBelow(t, "8-byte-block Alltoall of 2 ranks", got, 400)
 }
