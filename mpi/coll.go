@@ -32,16 +32,17 @@ func (c *Comm) csend(buf []byte, to, tag int) *Request {
 
 // spareReqs returns k of the rank's requests for steps that are waited
 // for before the function that starts them returns (exchange,
-// blockingSend, blockingRecv, the scattered Alltoall's windows), or nil
+// blockingSend, blockingRecv, the scattered Alltoall's windows, and the
+// public Sendrecv), or nil
 // inside a nonblocking collective's schedule, whose steps' requests outlive
 // the call that starts them. A blocking collective allocated two requests
 // per exchange without them: at 2 ranks, most of an 8-byte Allreduce's
 // allocation, and the garbage collections it caused preempted the ranks.
 func (c *Comm) spareReqs(k int) []Request {
-	r := c.r
-	if r.nbc.cur != nil {
+	if c == nil || c.r == nil || c.r.nbc.cur != nil { // nil: a nil or zero Comm, which the post refuses
 		return nil
 	}
+	r := c.r
 	if len(r.collReq) < k {
 		r.collReq = make([]Request, k)
 	}

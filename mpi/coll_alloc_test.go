@@ -125,3 +125,20 @@ func TestScatteredAlltoallReusesRequests(t *testing.T) {
 	})
 	wantAllocBelow(t, "8-byte-block Alltoall of 2 ranks", got, 400)
 }
+
+// TestSendrecvReusesRequests: Sendrecv takes its two requests from the
+// rank (p2p.go), not two new ones per call.
+func TestSendrecvReusesRequests(t *testing.T) {
+	in, out := [2][]float64{{1}, {2}}, [2][]float64{{0}, {0}}
+	got := allocPerCall(t, 2000, func(c *Comm) error {
+		peer := 1 - c.Rank()
+		_, err := Sendrecv(c, in[c.Rank()], peer, 3, out[c.Rank()], peer, 3)
+		return err
+	}, func(c *Comm) error {
+		if want := in[1-c.Rank()][0]; out[c.Rank()][0] != want {
+			return fmt.Errorf("rank %d received %v, want %v", c.Rank(), out[c.Rank()][0], want)
+		}
+		return nil
+	})
+	wantAllocBelow(t, "8-byte Sendrecv of 2 ranks", got, 400)
+}

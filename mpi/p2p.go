@@ -188,11 +188,17 @@ func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U
 	}
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
-	rq, err := c.postRecv(asBytes(recvbuf), source, recvtag)
+	// Both requests end before the call returns: the rank's spare ones,
+	// as a blocking collective's exchange uses (coll.go), not two new.
+	var rq, sq *Request // nil: new ones (spareReqs has none inside a schedule)
+	if spare := c.spareReqs(2); spare != nil {
+		rq, sq = &spare[0], &spare[1]
+	}
+	rq, err := c.postRecvInto(rq, asBytes(recvbuf), source, recvtag)
 	if err != nil {
 		return Status{}, err
 	}
-	sq, err := c.postSend(asBytes(sendbuf), dest, sendtag, false)
+	sq, err = c.postSendInto(sq, asBytes(sendbuf), dest, sendtag, false)
 	if err != nil {
 		_ = rq.Cancel()
 		_, _ = rq.wait()
