@@ -11,7 +11,8 @@
 // latency is half the round-trip time of a blocking ping-pong between ranks
 // 0 and 1 (osu_latency); bw streams a window of non-blocking sends from 0
 // to 1, acknowledged once per window (osu_bw); bibw does that in both
-// directions at once (osu_bibw); allreduce is the average time of an
+// directions at once (osu_bibw); sendrecv is the time of one Sendrecv of
+// ranks 0 and 1 with each other (both send at once); allreduce is the average time of an
 // Allreduce (sum of float64) over every rank (osu_allreduce), and bcast,
 // reduce (sum to rank 0), alltoall (a block of the size to every rank) and
 // barrier (no data: one row, size 0) likewise (osu_bcast, osu_reduce,
@@ -41,7 +42,7 @@ type params struct {
 
 func main() {
 	var p params
-	flag.StringVar(&p.test, "test", "latency", "latency, bw, bibw, allreduce, bcast, reduce, alltoall or barrier")
+	flag.StringVar(&p.test, "test", "latency", "latency, bw, bibw, sendrecv, allreduce, bcast, reduce, alltoall or barrier")
 	flag.IntVar(&p.min, "min", 0, "smallest message in bytes")
 	flag.IntVar(&p.max, "max", 4<<20, "largest message in bytes")
 	flag.IntVar(&p.iters, "iters", 1000, "timed iterations for messages up to 8 KiB (a tenth, at least 10, above)")
@@ -82,7 +83,7 @@ func (p *params) check() error {
 }
 
 // tests are the measurements -test names; from allreduce on, collectives.
-var tests = []string{"latency", "bw", "bibw", "allreduce", "bcast", "reduce", "alltoall", "barrier"}
+var tests = []string{"latency", "bw", "bibw", "sendrecv", "allreduce", "bcast", "reduce", "alltoall", "barrier"}
 
 // sizes is min, then the powers of two above it up to max (as OSU: 0 or 1,
 // 2, 4, ...); barrier has no size: 0.
@@ -131,6 +132,8 @@ func run(c *mpi.Comm, p *params, out io.Writer) error {
 			v, err = bandwidth(c, size, iters, warmup, p.window, false)
 		case "bibw":
 			v, err = bandwidth(c, size, iters, warmup, p.window, true)
+		case "sendrecv":
+			v, err = sendrecv(c, size, iters, warmup)
 		default:
 			v, err = collective(c, p.test, size, iters, warmup)
 		}
@@ -171,6 +174,26 @@ func latency(c *mpi.Comm, size, iters, warmup int) (float64, error) {
 		}
 	}
 	return (c.Wtime() - t0) * 1e6 / float64(2*iters), nil
+}
+
+// sendrecv returns rank 0's mean time of a Sendrecv with rank 1, in
+// microseconds; ranks above 1 take no part.
+func sendrecv(c *mpi.Comm, size, iters, warmup int) (float64, error) {
+	me := c.Rank()
+	if me > 1 {
+		return 0, nil
+	}
+	in, out := make([]byte, size), make([]byte, size)
+	var t0 float64
+	for i := 0; i < warmup+iters; i++ {
+		if i == warmup {
+			t0 = c.Wtime()
+		}
+		if _, err := mpi.Sendrecv(c, in, 1-me, 1, out, 1-me, 1); err != nil {
+			return 0, err
+		}
+	}
+	return (c.Wtime() - t0) * 1e6 / float64(iters), nil
 }
 
 // bandwidth returns MB/s (10^6 bytes per second) from rank 0 to rank 1, or

@@ -8,6 +8,16 @@
 // no fused multiply-adds, so results are bit for bit the Go loop's; 2.0*x
 // is x+x, which is exact.
 
+// SECOND(u, um, up, i, c, t, d): d = c * ((up[i] - 2*u[i]) + um[i]), the
+// second difference of every term of these loops (t is scratch).
+#define SECOND(u, um, up, i, c, t, d) \
+	VMOVUPD (u)(i*1), t; \
+	VADDPD t, t, t; \
+	VMOVUPD (up)(i*1), d; \
+	VSUBPD t, d, d; \
+	VADDPD (um)(i*1), d, d; \
+	VMULPD c, d, d
+
 // func fluxDensityAVX2(r, u, um, up, wm, wp *float64, n int, d0, t2 float64)
 TEXT ·fluxDensityAVX2(SB), NOSPLIT, $0-72
 	MOVQ r+0(FP), AX
@@ -24,12 +34,7 @@ TEXT ·fluxDensityAVX2(SB), NOSPLIT, $0-72
 density:
 	CMPQ R9, R8
 	JGE densityDone
-	VMOVUPD (BX)(R9*1), Y0
-	VADDPD Y0, Y0, Y0
-	VMOVUPD (DX)(R9*1), Y1
-	VSUBPD Y0, Y1, Y1
-	VADDPD (CX)(R9*1), Y1, Y1
-	VMULPD Y14, Y1, Y1
+	SECOND(BX, CX, DX, R9, Y14, Y0, Y1)
 	VADDPD (AX)(R9*1), Y1, Y1
 	VMOVUPD (DI)(R9*1), Y2
 	VSUBPD (SI)(R9*1), Y2, Y2
@@ -62,19 +67,9 @@ TEXT ·fluxMomentumAVX2(SB), NOSPLIT, $0-104
 momentum:
 	CMPQ R12, R11
 	JGE momentumDone
-	VMOVUPD (BX)(R12*1), Y0
-	VADDPD Y0, Y0, Y0
-	VMOVUPD (DX)(R12*1), Y1
-	VSUBPD Y0, Y1, Y1
-	VADDPD (CX)(R12*1), Y1, Y1
-	VMULPD Y13, Y1, Y1
+	SECOND(BX, CX, DX, R12, Y13, Y0, Y1)
 	VADDPD (AX)(R12*1), Y1, Y1
-	VMOVUPD (SI)(R12*1), Y2
-	VADDPD Y2, Y2, Y2
-	VMOVUPD (R8)(R12*1), Y3
-	VSUBPD Y2, Y3, Y3
-	VADDPD (DI)(R12*1), Y3, Y3
-	VMULPD Y14, Y3, Y3
+	SECOND(SI, DI, R8, R12, Y14, Y2, Y3)
 	VADDPD Y3, Y1, Y1
 	VMOVUPD (DX)(R12*1), Y4
 	VMULPD (R10)(R12*1), Y4, Y4
@@ -113,19 +108,9 @@ TEXT ·fluxMomentumNormalAVX2(SB), NOSPLIT, $0-128
 normal:
 	CMPQ R14, R13
 	JGE normalDone
-	VMOVUPD (BX)(R14*1), Y0
-	VADDPD Y0, Y0, Y0
-	VMOVUPD (DX)(R14*1), Y1
-	VSUBPD Y0, Y1, Y1
-	VADDPD (CX)(R14*1), Y1, Y1
-	VMULPD Y12, Y1, Y1
+	SECOND(BX, CX, DX, R14, Y12, Y0, Y1)
 	VADDPD (AX)(R14*1), Y1, Y1
-	VMOVUPD (SI)(R14*1), Y2
-	VADDPD Y2, Y2, Y2
-	VMOVUPD (R8)(R14*1), Y3
-	VSUBPD Y2, Y3, Y3
-	VADDPD (DI)(R14*1), Y3, Y3
-	VMULPD Y13, Y3, Y3
+	SECOND(SI, DI, R8, R14, Y13, Y2, Y3)
 	VADDPD Y3, Y1, Y1
 	VMOVUPD (DX)(R14*1), Y4
 	VMULPD (R8)(R14*1), Y4, Y4
@@ -164,19 +149,9 @@ TEXT ·fluxEnergyAAVX2(SB), NOSPLIT, $0-80
 energyA:
 	CMPQ R10, R9
 	JGE energyADone
-	VMOVUPD (BX)(R10*1), Y0
-	VADDPD Y0, Y0, Y0
-	VMOVUPD (DX)(R10*1), Y1
-	VSUBPD Y0, Y1, Y1
-	VADDPD (CX)(R10*1), Y1, Y1
-	VMULPD Y14, Y1, Y1
+	SECOND(BX, CX, DX, R10, Y14, Y0, Y1)
 	VADDPD (AX)(R10*1), Y1, Y1
-	VMOVUPD (SI)(R10*1), Y2
-	VADDPD Y2, Y2, Y2
-	VMOVUPD (R8)(R10*1), Y3
-	VSUBPD Y2, Y3, Y3
-	VADDPD (DI)(R10*1), Y3, Y3
-	VMULPD Y15, Y3, Y3
+	SECOND(SI, DI, R8, R10, Y15, Y2, Y3)
 	VADDPD Y3, Y1, Y1
 	VMOVUPD Y1, (AX)(R10*1)
 	ADDQ $32, R10
