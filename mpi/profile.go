@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
@@ -34,6 +35,9 @@ func startProfile(proc int) (stop func() error, err error) {
 		if err := cpu.Close(); err != nil {
 			return err
 		}
+		// A collection first: the profile's in-use figures are as of the
+		// last one, and its allocation figures then cover the whole run.
+		runtime.GC()
 		heap, err := os.Create(fmt.Sprintf("%s.heap.%d", prefix, proc))
 		if err != nil {
 			return err

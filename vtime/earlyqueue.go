@@ -79,6 +79,8 @@ type waitState struct {
 	cur     span // the wait in progress: A_WT_start[num], A_WT_end[num]
 }
 
+func (w *waitState) init() { w.hist = make([]span, 0, 8) }
+
 // WaitStart is Algorithm 2 line 1, A_WT_start[num] = t_V, and line 3,
 // A_WT_end[num] = t_V. Line 3 applies whether or not c is complete: when
 // it is not, the end only moves later as Algorithm 3 deals with messages

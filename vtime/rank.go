@@ -65,6 +65,7 @@ func NewRank(t *Target, id int, meter Meter, cpuScale float64) *Rank {
 		meter, cpuScale = nil, 0
 	}
 	r := &Rank{id: id, t: t, meter: meter, cpuScale: cpuScale, burstScale: cpuScale, contention: 1}
+	r.wait.init()
 	return r
 }
 
