@@ -159,8 +159,8 @@ func (c *Comm) waitColl(reqs ...*Request) error {
 	return err
 }
 
-// waitReqs waits for every request and returns the first one's error, in
-// their order. It is waitall without the statuses, which a collective
+// waitReqs waits for every request and returns the first error, in the
+// requests' order. It is waitall without the statuses, which a collective
 // discards: a new slice of them per step was a third of what a virtual run
 // of samples/barrier allocated, and its garbage collections scan every
 // rank's state.
