@@ -206,7 +206,12 @@ func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd int) {
 	case 3:
 		Upp := view(u, b+2*sd, n)[:len(R)]
 		Umm := view(u, b-2*sd, n)[:len(R)]
-		for i := range R {
+		i := vecPrefix(len(R))
+		if i > 0 {
+			p := [6]*float64{&R[0], &Umm[0], &Um[0], &U[0], &Up[0], &Upp[0]}
+			dissInteriorAVX2(&p, i, dssp)
+		}
+		for ; i < len(R); i++ {
 			R[i] -= dssp * (Umm[i] - 4.0*Um[i] + 6.0*U[i] - 4.0*Up[i] + Upp[i])
 		}
 	case 4:
