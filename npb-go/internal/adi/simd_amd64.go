@@ -73,3 +73,12 @@ func lhsDissInteriorAVX2(p *[5]*float64, n int, comz1, comz4, comz6 float64)
 
 //go:noescape
 func dissInteriorAVX2(p *[6]*float64, n int, dssp float64)
+
+//go:noescape
+func invrXYAVX2(p *[5]*float64, n int, bt float64)
+
+//go:noescape
+func invrZAVX2(p *[16]*float64, n int, bt, c2iv float64)
+
+//go:noescape
+func dtTxinvrAVX2(p *[12]*float64, n int, dt, c2, bt float64)

@@ -328,3 +328,202 @@ diss:
 dissDone:
 	VZEROUPPER
 	RET
+
+// SIGNS(y): y = the sign bit of float64 in each lane, for VXORPD to negate
+// as Go's -x does.
+#define SIGNS(y) \
+	MOVQ $0x8000000000000000, DX; \
+	MOVQ DX, X15; \
+	VBROADCASTSD X15, y
+
+// func invrXYAVX2(p *[5]*float64, n int, bt float64)
+// p: a b c r4 r5 (r1 r2 r3 r4 r5 for ninvr, r2 r3 r1 r4 r5 for pinvr):
+// t1 = bt*c, t2 = 0.5*(r4+r5); a = -b, b = a, c = bt*(r4-r5),
+// r4 = -t1 + t2, r5 = t1 + t2.
+TEXT ·invrXYAVX2(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	VBROADCASTSD bt+16(FP), Y14
+	SIGNS(Y13)
+	MOVQ $0x3fe0000000000000, DX // 0.5
+	MOVQ DX, X12
+	VBROADCASTSD X12, Y12
+	SHLQ $3, CX
+	XORQ BX, BX
+invrXY:
+	CMPQ BX, CX
+	JGE invrXYDone
+	LD(0, Y0)
+	LD(1, Y1)
+	LD(2, Y2)
+	LD(3, Y3)
+	LD(4, Y4)
+	VMULPD Y2, Y14, Y5  // t1
+	VADDPD Y4, Y3, Y6
+	VMULPD Y6, Y12, Y6  // t2
+	VXORPD Y13, Y1, Y1
+	ST(Y1, 0)           // -b
+	ST(Y0, 1)
+	VSUBPD Y4, Y3, Y7
+	VMULPD Y7, Y14, Y7
+	ST(Y7, 2)
+	VXORPD Y13, Y5, Y8
+	VADDPD Y6, Y8, Y8
+	ST(Y8, 3)
+	VADDPD Y6, Y5, Y9
+	ST(Y9, 4)
+	ADDQ $32, BX
+	JMP invrXY
+invrXYDone:
+	VZEROUPPER
+	RET
+
+// func invrZAVX2(p *[16]*float64, n int, bt, c2iv float64)
+// p: r1 r2 r3 r4 r5 u1 u2 u3 u4 u5 us vs ws speed ainv qs (tzetar and add)
+TEXT ·invrZAVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	SIGNS(Y13)
+	VBROADCASTSD bt+16(FP), Y14
+	VBROADCASTSD c2iv+24(FP), Y15
+	SHLQ $3, CX
+	XORQ BX, BX
+invrZ:
+	CMPQ BX, CX
+	JGE invrZDone
+	LD(5, Y0)            // uzik1
+	VMULPD Y0, Y14, Y1   // btuz = bt*uzik1
+	LD(14, Y2)           // acinv
+	VMULPD Y2, Y1, Y2    // btuz*acinv
+	LD(3, Y3)            // r4
+	LD(4, Y4)            // r5
+	VADDPD Y4, Y3, Y5
+	VMULPD Y5, Y2, Y5    // t1
+	VSUBPD Y4, Y3, Y6
+	VMULPD Y6, Y1, Y6    // t3 = btuz*(r4-r5)
+	LD(2, Y7)            // r3
+	VADDPD Y5, Y7, Y7    // t2 = r3 + t1
+	LD(1, Y1)            // r2
+	LD(0, Y2)            // r1, read before n1 replaces it
+	ST(Y7, 0)            // n1
+	LD(5, Y8)
+	VADDPD Y7, Y8, Y8
+	ST(Y8, 5)            // u1 += n1
+	VXORPD Y13, Y0, Y8
+	VMULPD Y1, Y8, Y8    // -uzik1*r2
+	LD(10, Y9)           // xvel
+	VMULPD Y7, Y9, Y10
+	VADDPD Y10, Y8, Y8   // n2
+	ST(Y8, 1)
+	LD(6, Y10)
+	VADDPD Y8, Y10, Y10
+	ST(Y10, 6)
+	VMULPD Y2, Y0, Y8    // uzik1*r1
+	LD(11, Y10)          // yvel
+	VMULPD Y7, Y10, Y11
+	VADDPD Y11, Y8, Y8   // n3
+	ST(Y8, 2)
+	LD(7, Y11)
+	VADDPD Y8, Y11, Y11
+	ST(Y11, 7)
+	LD(12, Y3)           // zvel
+	VMULPD Y7, Y3, Y8
+	VADDPD Y6, Y8, Y8    // n4 = zvel*t2 + t3
+	ST(Y8, 3)
+	LD(8, Y11)
+	VADDPD Y8, Y11, Y11
+	ST(Y11, 8)
+	VXORPD Y13, Y9, Y9
+	VMULPD Y1, Y9, Y9    // -xvel*r2
+	VMULPD Y2, Y10, Y10  // yvel*r1
+	VADDPD Y10, Y9, Y9
+	VMULPD Y9, Y0, Y9    // uzik1*(...)
+	LD(15, Y10)          // qs
+	VMULPD Y7, Y10, Y10
+	VADDPD Y10, Y9, Y9
+	LD(13, Y11)          // ac
+	VMULPD Y11, Y11, Y11 // ac2u
+	VMULPD Y11, Y15, Y11 // c2iv*ac2u
+	VMULPD Y5, Y11, Y11
+	VADDPD Y11, Y9, Y9
+	VMULPD Y6, Y3, Y3    // zvel*t3
+	VADDPD Y3, Y9, Y9    // n5
+	ST(Y9, 4)
+	LD(9, Y11)
+	VADDPD Y9, Y11, Y11
+	ST(Y11, 9)
+	ADDQ $32, BX
+	JMP invrZ
+invrZDone:
+	VZEROUPPER
+	RET
+
+// func dtTxinvrAVX2(p *[12]*float64, n int, dt, c2, bt float64)
+// p: R1 R2 R3 R4 R5 RI US VS WS SP AI QS
+TEXT ·dtTxinvrAVX2(SB), NOSPLIT, $0-40
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	SIGNS(Y12)
+	VBROADCASTSD dt+16(FP), Y13
+	VBROADCASTSD c2+24(FP), Y14
+	VBROADCASTSD bt+32(FP), Y15
+	SHLQ $3, CX
+	XORQ BX, BX
+txinvr:
+	CMPQ BX, CX
+	JGE txinvrDone
+	LD(0, Y0)
+	VMULPD Y13, Y0, Y0   // r1
+	LD(1, Y1)
+	VMULPD Y13, Y1, Y1
+	LD(2, Y2)
+	VMULPD Y13, Y2, Y2
+	LD(3, Y3)
+	VMULPD Y13, Y3, Y3
+	LD(4, Y4)
+	VMULPD Y13, Y4, Y4   // r5
+	LD(10, Y5)
+	VMULPD Y5, Y5, Y5    // ac2inv
+	VMULPD Y5, Y14, Y5   // c2*ac2inv
+	LD(11, Y6)
+	VMULPD Y0, Y6, Y6    // qs*r1
+	LD(6, Y7)            // uu
+	VMULPD Y1, Y7, Y8
+	VSUBPD Y8, Y6, Y6
+	LD(7, Y9)            // vv
+	VMULPD Y2, Y9, Y8
+	VSUBPD Y8, Y6, Y6
+	LD(8, Y10)           // ww
+	VMULPD Y3, Y10, Y8
+	VSUBPD Y8, Y6, Y6
+	VADDPD Y4, Y6, Y6
+	VMULPD Y6, Y5, Y5    // t1
+	LD(5, Y11)           // ru1
+	VMULPD Y11, Y15, Y6  // bt*ru1
+	VMULPD Y0, Y7, Y7
+	VSUBPD Y1, Y7, Y7
+	VMULPD Y7, Y6, Y7    // t2
+	LD(9, Y8)            // ac
+	VMULPD Y8, Y6, Y6
+	VMULPD Y5, Y6, Y6    // t3
+	VSUBPD Y5, Y0, Y8
+	ST(Y8, 0)            // r1 - t1
+	VMULPD Y0, Y10, Y10
+	VSUBPD Y3, Y10, Y10
+	VXORPD Y12, Y11, Y8
+	VMULPD Y10, Y8, Y8
+	ST(Y8, 1)            // -ru1 * (ww*r1 - r4)
+	VMULPD Y0, Y9, Y9
+	VSUBPD Y2, Y9, Y9
+	VMULPD Y9, Y11, Y9
+	ST(Y9, 2)            // ru1 * (vv*r1 - r3)
+	VXORPD Y12, Y7, Y8
+	VADDPD Y6, Y8, Y8
+	ST(Y8, 3)            // -t2 + t3
+	VADDPD Y6, Y7, Y7
+	ST(Y7, 4)            // t2 + t3
+	ADDQ $32, BX
+	JMP txinvr
+txinvrDone:
+	VZEROUPPER
+	RET
