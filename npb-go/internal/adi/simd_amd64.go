@@ -82,3 +82,16 @@ func invrZAVX2(p *[16]*float64, n int, bt, c2iv float64)
 
 //go:noescape
 func dtTxinvrAVX2(p *[12]*float64, n int, dt, c2, bt float64)
+
+// The x lines' kernels of sp_lines_amd64.s: each runs its Go line
+// kernel's recurrence on four lines stride bytes apart, one per lane
+// (sp_lines.go).
+
+//go:noescape
+func fwd3Lines4AVX2(p *[8]*float64, stride, n int, st *[11][4]float64)
+
+//go:noescape
+func fwd1Lines4AVX2(p *[6]*float64, stride, n int, st *[7][4]float64)
+
+//go:noescape
+func backLines4AVX2(p *[3]*float64, stride, n int)

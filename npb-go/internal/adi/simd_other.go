@@ -62,3 +62,13 @@ func invrZAVX2(p *[16]*float64, n int, bt, c2iv float64) { panic("adi: no AVX2 k
 func dtTxinvrAVX2(p *[12]*float64, n int, dt, c2, bt float64) {
 	panic("adi: no AVX2 kernels in this build")
 }
+
+func fwd3Lines4AVX2(p *[8]*float64, stride, n int, st *[11][4]float64) {
+	panic("adi: no AVX2 kernels in this build")
+}
+
+func fwd1Lines4AVX2(p *[6]*float64, stride, n int, st *[7][4]float64) {
+	panic("adi: no AVX2 kernels in this build")
+}
+
+func backLines4AVX2(p *[3]*float64, stride, n int) { panic("adi: no AVX2 kernels in this build") }

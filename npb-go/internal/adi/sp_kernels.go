@@ -241,7 +241,13 @@ func (s *State) forward(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
 	ss := s.stride[d]
 	iend := cl.size[d] - 1
 	if d == 0 {
-		s.batches(cl, d, func(base, _, _ int) {
+		s.xLines(cl, func(base, stride int) {
+			fwd3Lines4(l[0], l[1], l[2], l[3], l[4], r[0], r[1], r[2], base, stride, iend+1)
+			for m := 3; m < 5; m++ {
+				f := factor(m)
+				fwd1Lines4(l[f], l[f+1], l[f+2], l[f+3], l[f+4], r[m], base, stride, iend+1)
+			}
+		}, func(base int) {
 			fwd3Line(l[0], l[1], l[2], l[3], l[4], r[0], r[1], r[2], base, iend+1)
 			for m := 3; m < 5; m++ {
 				f := factor(m)
@@ -430,7 +436,12 @@ func (s *State) backsub(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
 	ss := s.stride[d]
 	iend := cl.size[d] - 1
 	if d == 0 {
-		s.batches(cl, d, func(base, _, _ int) {
+		s.xLines(cl, func(base, stride int) {
+			for m := 0; m < 5; m++ {
+				f := factor(m)
+				backLines4(l[f+3], l[f+4], r[m], base, stride, iend+1)
+			}
+		}, func(base int) {
 			for m := 0; m < 5; m++ {
 				f := factor(m)
 				backLine(l[f+3], l[f+4], r[m], base, iend+1)
@@ -511,7 +522,14 @@ func fwd3Line(l1, l2, l3, l4, l5, r1, r2, r3 []float64, o, n int) {
 		l3a, l4a, r1a, r2a, r3a = l3b, l4b, r1b, r2b, r3b
 		l2b, l3b, l4b, r1b, r2b, r3b = l2c, l3c, L4[i+2], r1c, r2c, r3c
 	}
+	fwd3LineEnd(L4, L5, R1, R2, R3, l3a, l4a, r1a, r2a, r3a, l2b, l3b, l4b, r1b, r2b, r3b)
+}
+
+// fwd3LineEnd is fwd3Line's last step, on the line's views, given the
+// rows in flight.
+func fwd3LineEnd(L4, L5, R1, R2, R3 []float64, l3a, l4a, r1a, r2a, r3a, l2b, l3b, l4b, r1b, r2b, r3b float64) {
 	i := len(L4) - 2
+	L5, R1, R2, R3 = L5[:len(L4)], R1[:len(L4)], R2[:len(L4)], R3[:len(L4)]
 	fac1 := 1.0 / l3a
 	l4a = fac1 * l4a
 	l5a := fac1 * L5[i]
@@ -561,7 +579,13 @@ func fwd1Line(l1, l2, l3, l4, l5, r []float64, o, n int) {
 		l3a, l4a, ra = l3b, l4b, rb
 		l2b, l3b, l4b, rb = l2c, l3c, L4[i+2], rc
 	}
+	fwd1LineEnd(L4, L5, R, l3a, l4a, ra, l2b, l3b, l4b, rb)
+}
+
+// fwd1LineEnd is fwd1Line's last step.
+func fwd1LineEnd(L4, L5, R []float64, l3a, l4a, ra, l2b, l3b, l4b, rb float64) {
 	i := len(L4) - 2
+	L5, R = L5[:len(L4)], R[:len(L4)]
 	fac1 := 1.0 / l3a
 	l4a = fac1 * l4a
 	l5a := fac1 * L5[i]

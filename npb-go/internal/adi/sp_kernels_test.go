@@ -118,3 +118,64 @@ func TestSPAVX2SameNorms(t *testing.T) {
 		}
 	}
 }
+
+// TestSPLineKernelsAVX2: the x lines' kernels on four lines at once
+// (fwd3Lines4, fwd1Lines4, backLines4) give bit for bit what the one-line
+// kernels give on each of the four, for every line length.
+func TestSPLineKernelsAVX2(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 kernels on this CPU or build")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	const o, stride = 3, 50
+	arr := func() []float64 {
+		a := make([]float64, o+4*stride)
+		for i := range a {
+			a[i] = (1 + rng.Float64()) * math.Pow(10, float64(rng.IntN(3)-1))
+		}
+		return a
+	}
+	kernels := []struct {
+		name       string
+		arrs       int
+		four, each func(a [][]float64, o, n int)
+	}{
+		{"fwd3", 8, func(a [][]float64, o, n int) {
+			fwd3Lines4(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], o, stride, n)
+		}, func(a [][]float64, o, n int) {
+			fwd3Line(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], o, n)
+		}},
+		{"fwd1", 6, func(a [][]float64, o, n int) {
+			fwd1Lines4(a[0], a[1], a[2], a[3], a[4], a[5], o, stride, n)
+		}, func(a [][]float64, o, n int) {
+			fwd1Line(a[0], a[1], a[2], a[3], a[4], a[5], o, n)
+		}},
+		{"back", 3, func(a [][]float64, o, n int) {
+			backLines4(a[0], a[1], a[2], o, stride, n)
+		}, func(a [][]float64, o, n int) {
+			backLine(a[0], a[1], a[2], o, n)
+		}},
+	}
+	for _, kn := range kernels {
+		for n := 3; n <= stride; n++ {
+			in := make([][]float64, kn.arrs)
+			want, got := make([][]float64, kn.arrs), make([][]float64, kn.arrs)
+			for j := range in {
+				in[j] = arr()
+				want[j] = append([]float64(nil), in[j]...)
+				got[j] = append([]float64(nil), in[j]...)
+			}
+			for line := range 4 {
+				kn.each(want, o+line*stride, n)
+			}
+			kn.four(got, o, n)
+			for j := range want {
+				for i := range want[j] {
+					if math.Float64bits(got[j][i]) != math.Float64bits(want[j][i]) {
+						t.Fatalf("%s, n=%d: array %d [%d] = %v on four lines, %v line by line", kn.name, n, j, i, got[j][i], want[j][i])
+					}
+				}
+			}
+		}
+	}
+}
