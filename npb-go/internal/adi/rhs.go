@@ -28,7 +28,12 @@ func (s *State) computeRHS() {
 				WS := view(cl.ws, b, n)[:len(U1)]
 				SQ := view(cl.square, b, n)[:len(U1)]
 				QS := view(cl.qs, b, n)[:len(U1)]
-				for i := range U1 {
+				i := vecPrefix(len(U1))
+				if i > 0 {
+					p := [10]*float64{&U1[0], &U2[0], &U3[0], &U4[0], &RI[0], &US[0], &VS[0], &WS[0], &SQ[0], &QS[0]}
+					primitivesAVX2(&p, i)
+				}
+				for ; i < len(U1); i++ {
 					rhoInv := 1.0 / U1[i]
 					u2, u3, u4 := U2[i], U3[i], U4[i]
 					RI[i] = rhoInv
@@ -46,7 +51,12 @@ func (s *State) computeRHS() {
 				U5 := view(cl.u, 4*cv+b, n)[:len(U1)]
 				SP := view(cl.speed, b, n)[:len(U1)]
 				AI := view(cl.ainv, b, n)[:len(U1)]
-				for i := range U1 {
+				i = vecPrefix(len(U1))
+				if i > 0 {
+					p := [5]*float64{&RI[0], &U5[0], &SQ[0], &SP[0], &AI[0]}
+					speedAVX2(&p, i, k.c1c2)
+				}
+				for ; i < len(U1); i++ {
 					aux := math.Sqrt(k.c1c2 * RI[i] * (U5[i] - SQ[i]))
 					SP[i] = aux
 					AI[i] = 1.0 / aux

@@ -75,6 +75,12 @@ func lhsDissInteriorAVX2(p *[5]*float64, n int, comz1, comz4, comz6 float64)
 func dissInteriorAVX2(p *[6]*float64, n int, dssp float64)
 
 //go:noescape
+func primitivesAVX2(p *[10]*float64, n int)
+
+//go:noescape
+func speedAVX2(p *[5]*float64, n int, c1c2 float64)
+
+//go:noescape
 func invrXYAVX2(p *[5]*float64, n int, bt float64)
 
 //go:noescape

@@ -72,3 +72,6 @@ func fwd1Lines4AVX2(p *[6]*float64, stride, n int, st *[7][4]float64) {
 }
 
 func backLines4AVX2(p *[3]*float64, stride, n int) { panic("adi: no AVX2 kernels in this build") }
+
+func primitivesAVX2(p *[10]*float64, n int)         { panic("adi: no AVX2 kernels in this build") }
+func speedAVX2(p *[5]*float64, n int, c1c2 float64) { panic("adi: no AVX2 kernels in this build") }

@@ -527,3 +527,77 @@ txinvr:
 txinvrDone:
 	VZEROUPPER
 	RET
+
+// func primitivesAVX2(p *[10]*float64, n int)
+// p: U1 U2 U3 U4 RI US VS WS SQ QS (computeRHS's first loop)
+TEXT ·primitivesAVX2(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	MOVQ $0x3ff0000000000000, DX // 1.0
+	MOVQ DX, X15
+	VBROADCASTSD X15, Y15
+	MOVQ $0x3fe0000000000000, DX // 0.5
+	MOVQ DX, X14
+	VBROADCASTSD X14, Y14
+	SHLQ $3, CX
+	XORQ BX, BX
+prim:
+	CMPQ BX, CX
+	JGE primDone
+	LD(0, Y0)
+	VDIVPD Y0, Y15, Y0  // rhoInv
+	ST(Y0, 4)
+	LD(1, Y1)
+	LD(2, Y2)
+	LD(3, Y3)
+	VMULPD Y0, Y1, Y4
+	ST(Y4, 5)
+	VMULPD Y0, Y2, Y4
+	ST(Y4, 6)
+	VMULPD Y0, Y3, Y4
+	ST(Y4, 7)
+	VMULPD Y1, Y1, Y1
+	VMULPD Y2, Y2, Y2
+	VADDPD Y2, Y1, Y1
+	VMULPD Y3, Y3, Y3
+	VADDPD Y3, Y1, Y1
+	VMULPD Y1, Y14, Y1
+	VMULPD Y0, Y1, Y1   // sq
+	ST(Y1, 8)
+	VMULPD Y0, Y1, Y1
+	ST(Y1, 9)           // sq * rhoInv
+	ADDQ $32, BX
+	JMP prim
+primDone:
+	VZEROUPPER
+	RET
+
+// func speedAVX2(p *[5]*float64, n int, c1c2 float64)
+// p: RI U5 SQ SP AI; SP = sqrt(c1c2 * RI * (U5 - SQ)), AI = 1.0 / SP
+TEXT ·speedAVX2(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	VBROADCASTSD c1c2+16(FP), Y13
+	MOVQ $0x3ff0000000000000, DX // 1.0
+	MOVQ DX, X15
+	VBROADCASTSD X15, Y15
+	SHLQ $3, CX
+	XORQ BX, BX
+speed:
+	CMPQ BX, CX
+	JGE speedDone
+	LD(0, Y0)
+	VMULPD Y0, Y13, Y0
+	LD(1, Y1)
+	LD(2, Y2)
+	VSUBPD Y2, Y1, Y1
+	VMULPD Y1, Y0, Y0
+	VSQRTPD Y0, Y0
+	ST(Y0, 3)
+	VDIVPD Y0, Y15, Y0
+	ST(Y0, 4)
+	ADDQ $32, BX
+	JMP speed
+speedDone:
+	VZEROUPPER
+	RET

@@ -81,40 +81,42 @@ func TestSPKernelsAVX2(t *testing.T) {
 	}
 }
 
-// TestSPAVX2SameNorms: SP class S, whose left-hand sides (lhs), line
-// solves, dissipation, txinvr and ninvr/pinvr/tzetar run through the AVX2
-// kernels, ends with bit for bit the same residual and error norms as
-// with the Go loops alone, on 1 and 4 ranks (it fails when one addition
-// of tzetar's is reordered: checked).
-func TestSPAVX2SameNorms(t *testing.T) {
+// TestAVX2SameNorms: BT and SP class S, whose left-hand sides, line
+// solves, right-hand sides (primitives, fluxes, dissipation), txinvr and
+// ninvr/pinvr/tzetar run through the AVX2 kernels, end with bit for bit
+// the same residual and error norms as with the Go loops alone, on 1 and
+// 4 ranks (it fails when one addition of tzetar's is reordered: checked).
+func TestAVX2SameNorms(t *testing.T) {
 	if !haveAVX2 {
 		t.Skip("no AVX2 kernels on this CPU or build")
 	}
 	defer func(v bool) { haveAVX2 = v }(haveAVX2)
-	for _, np := range []int{1, 4} {
-		var res [2]Result
-		for i, avx := range []bool{false, true} {
-			haveAVX2 = avx
-			err := mpi.Run(np, func(c *mpi.Comm) error {
-				r, err := Run(SP, c, 'S', io.Discard, Options{})
-				if c.Rank() == 0 {
-					res[i] = r
+	for _, bm := range both {
+		for _, np := range []int{1, 4} {
+			var res [2]Result
+			for i, avx := range []bool{false, true} {
+				haveAVX2 = avx
+				err := mpi.Run(np, func(c *mpi.Comm) error {
+					r, err := Run(bm, c, 'S', io.Discard, Options{})
+					if c.Rank() == 0 {
+						res[i] = r
+					}
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
-		}
-		for m := range 5 {
-			if math.Float64bits(res[0].Xcr[m]) != math.Float64bits(res[1].Xcr[m]) ||
-				math.Float64bits(res[0].Xce[m]) != math.Float64bits(res[1].Xce[m]) {
-				t.Fatalf("np %d, component %d: norms %v, %v in Go, %v, %v with AVX2",
-					np, m, res[0].Xcr[m], res[0].Xce[m], res[1].Xcr[m], res[1].Xce[m])
+			for m := range 5 {
+				if math.Float64bits(res[0].Xcr[m]) != math.Float64bits(res[1].Xcr[m]) ||
+					math.Float64bits(res[0].Xce[m]) != math.Float64bits(res[1].Xce[m]) {
+					t.Fatalf("%s np %d, component %d: norms %v, %v in Go, %v, %v with AVX2",
+						bm.name, np, m, res[0].Xcr[m], res[0].Xce[m], res[1].Xcr[m], res[1].Xce[m])
+				}
 			}
-		}
-		if !res[1].Verified {
-			t.Errorf("np %d: SP class S does not verify with AVX2", np)
+			if !res[1].Verified {
+				t.Errorf("%s np %d: class S does not verify with AVX2", bm.name, np)
+			}
 		}
 	}
 }
