@@ -66,14 +66,9 @@ func (t *Transport) Send(f *transport.Frame) error {
 // releases the sender's buffer (Config.LendCopies). Freeing f (at the
 // peer's completion) recycles the copy.
 func lendCopy(f *transport.Frame) {
-	buf, recycle := getBuf(len(f.Payload))
-	copy(buf, f.Payload)
+	src := f.Payload
+	copy(f.AllocPayload(len(src)), src)
 	f.Release()
-	f.Payload = buf
-	if recycle == nil {
-		recycle = func() {}
-	}
-	f.Borrow(recycle) // sendRdv lends borrowed payloads only
 }
 
 // maxRecordPayload is the largest payload a frame record of pr's ring
