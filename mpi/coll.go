@@ -131,7 +131,10 @@ var testHookCollStep func(c *Comm) error
 func (c *Comm) waitColl(reqs ...*Request) error {
 	var err error
 	if s := c.r.nbc.cur; s != nil {
-		err = s.await(reqs)
+		// The schedule keeps its step's requests while it is suspended:
+		// a copy, so that a blocking collective's list stays on its
+		// stack.
+		err = s.await(append([]*Request(nil), reqs...))
 	} else {
 		err = waitReqs(reqs)
 	}
@@ -141,21 +144,16 @@ func (c *Comm) waitColl(reqs ...*Request) error {
 	return err
 }
 
+// waitReqs waits for the library's own requests and returns the first
+// one's error; unlike waitall it gathers no statuses, so a blocking
+// collective's step allocates nothing.
 func waitReqs(reqs []*Request) error {
 	if len(reqs) == 1 {
 		_, err := reqs[0].wait()
 		return err
 	}
-	st, err := waitall(reqs)
-	if err == nil {
-		return nil
-	}
-	for _, s := range st {
-		if s.Err != nil {
-			return s.Err
-		}
-	}
-	return err
+	waitOn(reqs)
+	return finishAll(reqs)
 }
 
 // exchange sends sb to rank to and receives rb from rank from, concurrently.
