@@ -53,10 +53,9 @@ func (c *Comm) spareReqs(k int) []Request {
 // allocated at the first one: a rank that makes none (and, in a virtual
 // run of a million ranks, every byte of a rank counts) keeps a pointer.
 type collSpare struct {
-	reqs []Request   // a blocking collective's steps (spareReqs)
-	ptrs []*Request  // a blocking collective's lists of outstanding requests
-	tmp  [2][]byte   // a blocking collective's temporary buffers (scratch)
-	pair [2]*Request // an exchange's two requests, as the list waitColl takes
+	reqs []Request  // a blocking collective's steps (spareReqs)
+	ptrs []*Request // a blocking collective's lists of outstanding requests
+	tmp  [2][]byte  // a blocking collective's temporary buffers (scratch)
 }
 
 func (r *rank) collSpare() *collSpare {
@@ -149,7 +148,10 @@ var testHookCollStep func(c *Comm) error
 func (c *Comm) waitColl(reqs ...*Request) error {
 	var err error
 	if s := c.r.nbc.cur; s != nil {
-		err = s.await(reqs)
+		// The schedule keeps its step's requests while it is suspended:
+		// a copy, so that a blocking collective's list stays on its
+		// stack.
+		err = s.await(append([]*Request(nil), reqs...))
 	} else {
 		err = waitReqs(reqs)
 	}
@@ -159,48 +161,27 @@ func (c *Comm) waitColl(reqs ...*Request) error {
 	return err
 }
 
-// waitReqs waits for every request and returns the first error, in the
-// requests' order. It is waitall without the statuses, which a collective
-// discards: a new slice of them per step was a third of what a virtual run
-// of samples/barrier allocated, and its garbage collections scan every
-// rank's state.
+// waitReqs waits for the library's own requests and returns the first
+// one's error; unlike waitall it gathers no statuses, so a blocking
+// collective's step allocates nothing.
 func waitReqs(reqs []*Request) error {
 	if len(reqs) == 1 {
 		_, err := reqs[0].wait()
 		return err
 	}
-	if r := reqOwner(reqs); r != nil {
-		r.waitFor(reqs, func() bool { return allDone(reqs) }, true)
-	}
-	var first error
-	for _, q := range reqs {
-		if q == nil {
-			continue
-		}
-		if _, err := q.finish(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	waitOn(reqs)
+	return finishAll(reqs)
 }
 
 // exchange sends sb to rank to and receives rb from rank from, concurrently.
 func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
 	var rq, sq *Request
-	spare := c.spareReqs(2)
-	if spare != nil {
+	if spare := c.spareReqs(2); spare != nil {
 		rq, sq = &spare[0], &spare[1]
 	}
 	rq = c.crecvInto(rq, rb, from, tag)
 	sq = c.csendInto(sq, sb, to, tag)
-	if spare == nil {
-		return c.waitColl(rq, sq) // a schedule's step keeps its list
-	}
-	// The list in the rank: passed as (rq, sq) it escapes, a new slice
-	// per exchange.
-	pair := &c.r.spare.pair
-	pair[0], pair[1] = rq, sq
-	return c.waitColl(pair[:]...)
+	return c.waitColl(rq, sq)
 }
 
 // blockingSend and blockingRecv are the blocking halves.

@@ -62,14 +62,19 @@ func wantAllocBelow(t *testing.T, what string, perCall [2]float64, limit float64
 
 // TestBlockingCollectiveReusesRequests: a blocking collective's exchanges
 // use the rank's spare requests, not two new ones each (coll.go,
-// spareReqs): an 8-byte Allreduce at 2 ranks allocates at most its small
-// leftovers, not 1 KiB of requests (two per rank).
+// spareReqs), wait for them without gathering statuses (waitReqs) and
+// take the reduction kernel from a table (op_kernels.go), so an 8-byte
+// Allreduce and a Barrier at 2 ranks allocate next to nothing: not 1 KiB
+// of requests (two per rank), nor the 256 and 224 bytes of statuses,
+// argument lists and kernel closures they allocated after that.
 func TestBlockingCollectiveReusesRequests(t *testing.T) {
 	in, out := [2][]float64{{1}, {1}}, [2][]float64{{0}, {0}}
 	got := allocPerCall(t, 2000, func(c *Comm) error {
 		return Allreduce(c, in[c.Rank()], out[c.Rank()], Sum)
 	}, nil)
-	wantAllocBelow(t, "8-byte Allreduce of 2 ranks", got, 400)
+	wantAllocBelow(t, "8-byte Allreduce of 2 ranks", got, 64)
+	got = allocPerCall(t, 2000, func(c *Comm) error { return c.Barrier() }, nil)
+	wantAllocBelow(t, "Barrier of 2 ranks", got, 64)
 }
 
 // TestBlockingReductionsReuseScratch: Reduce and Allreduce of 4 KiB at 2
@@ -123,11 +128,11 @@ func TestScatteredAlltoallReusesRequests(t *testing.T) {
 		}
 		return nil
 	})
-	wantAllocBelow(t, "8-byte-block Alltoall of 2 ranks", got, 400)
+	wantAllocBelow(t, "8-byte-block Alltoall of 2 ranks", got, 64)
 }
 
 // TestSendrecvReusesRequests: Sendrecv takes its two requests from the
-// rank (p2p.go), not two new ones per call.
+// rank (p2p.go), not two new ones per call, and gathers no statuses.
 func TestSendrecvReusesRequests(t *testing.T) {
 	in, out := [2][]float64{{1}, {2}}, [2][]float64{{0}, {0}}
 	got := allocPerCall(t, 2000, func(c *Comm) error {
@@ -140,5 +145,5 @@ func TestSendrecvReusesRequests(t *testing.T) {
 		}
 		return nil
 	})
-	wantAllocBelow(t, "8-byte Sendrecv of 2 ranks", got, 400)
+	wantAllocBelow(t, "8-byte Sendrecv of 2 ranks", got, 64)
 }

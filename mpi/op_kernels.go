@@ -18,6 +18,25 @@ type ordered interface {
 // kernel returns the combining function of a predefined operation on
 // elements of kind k, or nil when the operation is not defined on them.
 func kernel(k reflect.Kind, code opCode) func(in, inout []byte) {
+	if k < 0 || int(k) >= len(kernels) || int(code) >= len(kernels[k]) {
+		return nil
+	}
+	return kernels[k][code]
+}
+
+// kernels holds every kernel, made once: a generic function taken as a
+// value is a new closure (its type dictionary) each time, an allocation
+// per reduction call.
+var kernels = func() (t [reflect.Complex128 + 1][opUser]func(in, inout []byte)) {
+	for k := range t {
+		for code := range t[k] {
+			t[k][code] = makeKernel(reflect.Kind(k), opCode(code))
+		}
+	}
+	return t
+}()
+
+func makeKernel(k reflect.Kind, code opCode) func(in, inout []byte) {
 	switch k {
 	case reflect.Int:
 		return intKernel[int](code)

@@ -219,14 +219,14 @@ func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U
 		_, _ = rq.wait()
 		return Status{}, err
 	}
-	st, err := waitall([]*Request{rq, sq})
-	if err != nil {
-		if st[0].Err != nil {
-			return st[0], st[0].Err
-		}
-		return st[0], st[1].Err
+	reqs := [2]*Request{rq, sq}
+	waitOn(reqs[:])
+	rst, rerr = rq.finish()
+	rst.Err = rerr
+	if _, serr := sq.finish(); rerr == nil {
+		rerr = serr
 	}
-	return st[0], nil
+	return rst, rerr
 }
 
 // SendrecvReplace sends buf to dest and replaces its contents with the

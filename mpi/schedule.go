@@ -166,20 +166,7 @@ func (s *schedule) await(reqs []*Request) error {
 		// Never stopped, and resumed only once the step is complete.
 		return errorf(ClassOther, "nonblocking collective resumed before its step completed")
 	}
-	if len(reqs) == 1 {
-		_, err := reqs[0].finish()
-		return err
-	}
-	st, err := collectAll(reqs)
-	if err == nil {
-		return nil
-	}
-	for _, x := range st {
-		if x.Err != nil {
-			return x.Err
-		}
-	}
-	return err
+	return finishAll(reqs)
 }
 
 // allTaken reports whether every request of s's step has been taken in

@@ -153,11 +153,15 @@ func Waitall(reqs []*Request) ([]Status, error) {
 
 // waitall is Waitall for the library's own requests (see wait).
 func waitall(reqs []*Request) ([]Status, error) {
-	r := reqOwner(reqs)
-	if r != nil {
+	waitOn(reqs)
+	return collectAll(reqs)
+}
+
+// waitOn waits until every request is complete, finishing none.
+func waitOn(reqs []*Request) {
+	if r := reqOwner(reqs); r != nil {
 		r.waitFor(reqs, func() bool { return allDone(reqs) }, true)
 	}
-	return collectAll(reqs)
 }
 
 func allDone(reqs []*Request) bool {
@@ -187,6 +191,21 @@ func collectAll(reqs []*Request) ([]Status, error) {
 		return st, inStatus(st)
 	}
 	return st, nil
+}
+
+// finishAll finishes every (completed) request and returns the first
+// one's error, without gathering statuses.
+func finishAll(reqs []*Request) error {
+	var first error
+	for _, q := range reqs {
+		if q == nil {
+			continue
+		}
+		if _, err := q.finish(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func inStatus(st []Status) error {

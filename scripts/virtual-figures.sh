@@ -2,14 +2,16 @@
 # virtual-figures.sh prints the cost figures of docs/model.md ("Measured
 # cost of virtual mode"):
 #
-#   slowdown  host wall time of gompirun -np 2 -virtual 2 PROG over that of
-#             gompirun -np 2 PROG (real mode), for the samples and the NPB
-#             kernels; runs alternate real and virtual, RUNS of each
+#   slowdown  host wall time of gompirun -np NP -virtual NP PROG over that
+#             of gompirun -np NP PROG (real mode), for the samples and the
+#             eight NPB ports, NP in SLOWDOWN_NP (BT and SP run only at
+#             square counts); runs alternate real and virtual, RUNS of each
 #   scale     wall time and largest process's max RSS of samples/barrier
 #             under gompirun -np NP -virtual P -cpu-scale 0, for P in SCALE_P
 #
 # Usage: scripts/virtual-figures.sh [slowdown] [scale]   (default: both)
 # Environment: RUNS (default 5), CLASS (NPB class, default S),
+#              SLOWDOWN_NP (default "2"), PROGS (default: all of them),
 #              SCALE_P (default "10000 100000"), SCALE_NP (default "1 2").
 # Wall times include process start; the host is shared, so compare ranges.
 set -eu
@@ -18,13 +20,15 @@ RUNS=${RUNS:-5}
 CLASS=${CLASS:-S}
 SCALE_P=${SCALE_P:-"10000 100000"}
 SCALE_NP=${SCALE_NP:-"1 2"}
+SLOWDOWN_NP=${SLOWDOWN_NP:-2}
+PROGS=${PROGS:-"ring halo pingpong ep is cg mg ft lu bt sp"}
 what=${*:-slowdown scale}
 
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/gompirun" ./cmd/gompirun
 for p in ring halo pingpong barrier; do go build -o "$bin/$p" ./samples/$p; done
-for k in ep is cg mg ft; do go build -o "$bin/$k" ./npb-go/$k; done
+for k in ep is cg mg ft lu bt sp; do go build -o "$bin/$k" ./npb-go/$k; done
 
 # ms CMD...: runs CMD, prints its wall time in milliseconds.
 ms() {
@@ -42,26 +46,36 @@ ms() {
 stats() { sort -n | awk '{v[NR]=$1} END {printf "%d %d %d", v[1], v[int((NR+1)/2)], v[NR]}'; }
 
 slowdown() {
-	echo "# slowdown: -np 2, real vs -virtual 2 (cpu-scale 1 and 0); wall ms min/median/max over $RUNS runs"
-	printf '%-22s %-18s %-18s %-18s %8s %8s\n' program real virtual virtual-cs0 ratio ratio-cs0
-	for prog in "ring" "halo" "pingpong -iters 20 -max 1048576" \
-		"ep -class $CLASS" "is -class $CLASS" "cg -class $CLASS" "mg -class $CLASS" "ft -class $CLASS"; do
-		set -- $prog
-		name=$1
-		shift
-		: >"$bin/r"
-		: >"$bin/v"
-		: >"$bin/z"
-		i=0
-		while [ $i -lt "$RUNS" ]; do
-			ms "$bin/gompirun" -np 2 -timeout 300s "$bin/$name" "$@" >>"$bin/r"
-			ms "$bin/gompirun" -np 2 -virtual 2 -timeout 300s "$bin/$name" "$@" >>"$bin/v"
-			ms "$bin/gompirun" -np 2 -virtual 2 -cpu-scale 0 -timeout 300s "$bin/$name" "$@" >>"$bin/z"
-			i=$((i + 1))
+	echo "# slowdown: -np NP real vs -np NP -virtual NP (cpu-scale 1 and 0); wall ms min/median/max over $RUNS runs"
+	printf '%-22s %3s %-18s %-18s %-18s %8s %8s\n' program np real virtual virtual-cs0 ratio ratio-cs0
+	for np in $SLOWDOWN_NP; do
+		for name in $PROGS; do
+			case $name in
+			ring | halo) set -- ;;
+			pingpong) set -- -iters 20 -max 1048576 ;;
+			bt | sp)
+				# The reference's rule: a square number of processes.
+				r=$(awk -v n="$np" 'BEGIN{r=int(sqrt(n)+0.5); print (r*r==n)}')
+				[ "$r" = 1 ] || continue
+				set -- -class "$CLASS"
+				;;
+			*) set -- -class "$CLASS" ;;
+			esac
+			: >"$bin/r"
+			: >"$bin/v"
+			: >"$bin/z"
+			i=0
+			while [ $i -lt "$RUNS" ]; do
+				ms "$bin/gompirun" -np "$np" -timeout 300s "$bin/$name" "$@" >>"$bin/r"
+				ms "$bin/gompirun" -np "$np" -virtual "$np" -timeout 300s "$bin/$name" "$@" >>"$bin/v"
+				ms "$bin/gompirun" -np "$np" -virtual "$np" -cpu-scale 0 -timeout 300s "$bin/$name" "$@" >>"$bin/z"
+				i=$((i + 1))
+			done
+			prog="$name $*"
+			set -- $(stats <"$bin/r") $(stats <"$bin/v") $(stats <"$bin/z")
+			printf '%-22s %3s %-18s %-18s %-18s %8.2f %8.2f\n' "$prog" "$np" "$1/$2/$3" "$4/$5/$6" "$7/$8/$9" \
+				"$(echo "$5 $2" | awk '{print $1/$2}')" "$(echo "$8 $2" | awk '{print $1/$2}')"
 		done
-		set -- $(stats <"$bin/r") $(stats <"$bin/v") $(stats <"$bin/z")
-		printf '%-22s %-18s %-18s %-18s %8.2f %8.2f\n' "$prog" "$1/$2/$3" "$4/$5/$6" "$7/$8/$9" \
-			"$(echo "$5 $2" | awk '{print $1/$2}')" "$(echo "$8 $2" | awk '{print $1/$2}')"
 	done
 }
 

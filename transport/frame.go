@@ -138,10 +138,13 @@ func (f *Frame) AllocPayload(n int) []byte {
 
 // Payload buffers come from power-of-two size classes up to maxPooled; the
 // eager path copies every message once into one, so recycling them keeps
-// the garbage collector out of the message path.
+// the garbage collector out of the message path, and a fresh buffer of
+// several megabytes (a large payload read off a ring or a socket, or kept
+// by a virtual rank until its time comes) would cost a page fault per
+// 4 KiB on every message.
 const (
 	minPooledShift = 7  // 128 B
-	maxPooledShift = 20 // 1 MiB
+	maxPooledShift = 30 // 1 GiB
 )
 
 var bufPools [maxPooledShift - minPooledShift + 1]sync.Pool

@@ -176,6 +176,24 @@ func TestPayloadPoolsRecycle(t *testing.T) {
 	}
 }
 
+// TestLargePayloadsReuseBuffers: a payload of several megabytes (read off
+// a ring, or kept by a virtual rank) takes a recycled buffer, not a fresh
+// one whose pages fault in on every message.
+func TestLargePayloadsReuseBuffers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items at random under the race detector")
+	}
+	const n = 3 << 20
+	allocs := testing.AllocsPerRun(20, func() {
+		f := NewFrame()
+		f.AllocPayload(n)
+		f.Free()
+	})
+	if allocs >= 1 {
+		t.Errorf("%.1f allocations per %d-byte payload, want its buffer reused", allocs, n)
+	}
+}
+
 func TestTableRoutes(t *testing.T) {
 	a, b := NewInbox(), NewInbox()
 	tbl := &Table{Routes: []Transport{nil, &fakeTransport{ib: a}, &fakeTransport{ib: b}}}

@@ -52,9 +52,10 @@ func openShm(env *launch.Env, client *launch.Client, procs []procInfo, bases []i
 		// In virtual time a sender must not wait for its receiver to copy
 		// (single copy): the receiver may hold the DATA back until its
 		// virtual time comes (Algorithm 2), and every such wait becomes a
-		// stall that gompirun must resolve (docs/accuracy.md).
+		// stall that gompirun must resolve (docs/accuracy.md). It lends a
+		// copy instead.
 		sh, err = shm.Open(shm.Config{JobID: env.Job, Procs: local, LocalProc: localIdx,
-			Inboxes: inboxes, NoSingleCopy: virtual})
+			Inboxes: inboxes, LendCopies: virtual})
 		if err != nil && required {
 			return nil, nil, err
 		}

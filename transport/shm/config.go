@@ -32,7 +32,8 @@
 // with process_vm_readv (Linux cross-memory attach) straight from the
 // sender's buffer into the user's receive buffer: one copy. Freeing that
 // frame sends a completion record back, upon which the sender releases its
-// frame. Where process_vm_readv is not permitted (GOMPI_SHM_CMA=0, a Yama
+// frame. With Config.LendCopies (virtual-time runs) a large payload is
+// copied first and the copy lent, so the sender's buffer is free at once. Where process_vm_readv is not permitted (GOMPI_SHM_CMA=0, a Yama
 // ptrace_scope above 1, a seccomp filter, or a refusal at run time) the
 // payload streams through the ring in chunks instead; Transport.Path says
 // which path is in use.
@@ -60,12 +61,16 @@ type Config struct {
 
 	// Inboxes are this process's ranks' inboxes, in world-rank order.
 	Inboxes []*transport.Inbox
-	// NoSingleCopy sends large payloads through the rings instead of
-	// letting the receiver read them from the sender's memory (cma.go),
-	// so that a sender never waits for its receiver to copy: virtual-time
-	// runs need that, since such a wait is a dependency of the host's, not
+	// LendCopies makes a sender lend the receiver a copy of a large
+	// borrowed payload (one that would take several ring records) rather
+	// than its own buffer: the sender's buffer is free once the copy is
+	// made, so a sender never waits for its receiver's progress, as when
+	// the payload streams through the ring, and the receiver still reads
+	// it with one copy (cma.go) instead of two. Virtual-time runs need
+	// the sender not to wait: the receiver may hold the DATA back until
+	// its clock reaches it (Algorithm 2), a dependency of the host's, not
 	// of the target's.
-	NoSingleCopy bool
+	LendCopies bool
 }
 
 // Proc is one process of the host: its index in the job (which names its

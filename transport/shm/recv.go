@@ -170,7 +170,7 @@ func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error
 	}
 	f := transport.NewFrame()
 	f.Header = h
-	n := copy(allocPayload(f, int(plen)), data)
+	n := copy(f.AllocPayload(int(plen)), data)
 	if int64(n) < plen {
 		r.partial = &partialFrame{f: f, ib: ib, got: n}
 		return nil, nil

@@ -43,7 +43,13 @@ func (t *Transport) Send(f *transport.Frame) error {
 		return err
 	}
 	if f.Borrowed() && len(f.Payload) > 0 && t.cma && pr.seg.u32(offCMA).Load() == 1 {
-		return t.sendRdv(pr, f)
+		if !t.cfg.LendCopies {
+			return t.sendRdv(pr, f)
+		}
+		if len(f.Payload) > maxRecordPayload(pr) {
+			lendCopy(f)
+			return t.sendRdv(pr, f)
+		}
 	}
 	pr.out.mu.Lock()
 	err = t.sendFrame(pr, f)
@@ -56,6 +62,21 @@ func (t *Transport) Send(f *transport.Frame) error {
 	return err
 }
 
+// lendCopy replaces f's borrowed payload with a copy that f owns and
+// releases the sender's buffer (Config.LendCopies). Freeing f (at the
+// peer's completion) recycles the copy.
+func lendCopy(f *transport.Frame) {
+	src := f.Payload
+	copy(f.AllocPayload(len(src)), src)
+	f.Release()
+}
+
+// maxRecordPayload is the largest payload a frame record of pr's ring
+// carries whole (sendFrame sends larger ones in chunks).
+func maxRecordPayload(pr *peer) int {
+	return len(pr.out.data)/4 - recHdr - transport.HeaderSize
+}
+
 // sendFrame writes f with its payload, in one record when it fits a quarter
 // of the ring, else as a frame record and chunk records. The caller holds
 // pr.out.mu.
@@ -64,7 +85,7 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 		t.flushCtrlLocked(pr)
 	}
 	maxBody := len(pr.out.data)/4 - recHdr
-	first := min(len(f.Payload), maxBody-transport.HeaderSize)
+	first := min(len(f.Payload), maxRecordPayload(pr))
 	b, err := t.room(pr, transport.HeaderSize+first)
 	if err != nil {
 		return err

@@ -145,9 +145,6 @@ func Open(cfg Config) (*Transport, error) {
 		}
 	}
 	t.cma, t.cmaWhy = probeCMA()
-	if cfg.NoSingleCopy {
-		t.cma, t.cmaWhy = false, "not asked for (Config.NoSingleCopy)"
-	}
 	t.own, err = createSegment(t.segmentPath(cfg.LocalProc), nlocal, ringSize, t.cma)
 	if err != nil {
 		return nil, err
@@ -229,6 +226,9 @@ func (t *Transport) segmentPath(p int) string {
 
 // Path says how large (rendezvous) payloads travel from this process.
 func (t *Transport) Path() string {
+	if t.cma && t.cfg.LendCopies {
+		return "single copy (process_vm_readv) of a copy the sender lends"
+	}
 	if t.cma {
 		return "single copy (process_vm_readv)"
 	}

@@ -469,41 +469,57 @@ func TestParkAfterClose(t *testing.T) {
 	}
 }
 
-// TestNoSingleCopySenderDoesNotWaitForTheReceiver: with NoSingleCopy
-// (virtual-time runs) a borrowed large payload travels through the ring,
-// so the sender gets its buffer back without the receiving rank reading
-// the frame; with the single-copy path the buffer stays lent until the
-// receiver has read it from the sender's memory.
-func TestNoSingleCopySenderDoesNotWaitForTheReceiver(t *testing.T) {
+// TestLendCopiesSenderDoesNotWaitForTheReceiver: with LendCopies
+// (virtual-time runs) the sender gets its buffer back without the
+// receiving rank reading the frame, whether the payload fits one ring
+// record (copied into the ring) or not (a copy is lent, read with one
+// copy where process_vm_readv is allowed); the receiver reads what the
+// buffer held at the send, not what the sender wrote there afterwards.
+// Without LendCopies the single-copy path keeps the buffer lent until the
+// receiver has read it.
+func TestLendCopiesSenderDoesNotWaitForTheReceiver(t *testing.T) {
 	dir := t.TempDir()
 	var trs []*Transport
 	var ibs []*transport.Inbox
 	for i := range 2 {
 		ib := transport.NewInbox()
-		tr, err := Open(Config{JobID: "nocma", Dir: dir, LocalProc: i, Procs: blocks(1, 1),
-			Inboxes: []*transport.Inbox{ib}, NoSingleCopy: true})
+		tr, err := Open(Config{JobID: "lend", Dir: dir, LocalProc: i, Procs: blocks(1, 1),
+			Inboxes: []*transport.Inbox{ib}, LendCopies: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { tr.Close() })
 		trs, ibs = append(trs, tr), append(ibs, ib)
 	}
-	if p := trs[0].Path(); strings.HasPrefix(p, "single") {
-		t.Fatalf("path %q with NoSingleCopy", p)
+	if trs[0].cma && !strings.Contains(trs[0].Path(), "lends") {
+		t.Fatalf("path %q with LendCopies", trs[0].Path())
 	}
-	var released atomic.Int64
-	f := dataFrame(0, 1, 1, pattern(1, 256<<10))
-	f.Borrow(func() { released.Add(1) })
-	if err := trs[0].Send(f); err != nil {
-		t.Fatal(err)
+	for seq, size := range []int{64 << 10, 4 << 20} {
+		var released atomic.Int64
+		buf := pattern(seq, size)
+		f := dataFrame(0, 1, seq, buf)
+		f.Borrow(func() { released.Add(1) })
+		if err := trs[0].Send(f); err != nil {
+			t.Fatal(err)
+		}
+		// Nobody takes the frame out of rank 1's inbox before the release.
+		if !waitFor(ibs[0], 10*time.Second, func() bool { return released.Load() == 1 }) {
+			t.Fatalf("%d bytes: the sender's buffer is still lent while the receiver has not read the frame", size)
+		}
+		clear(buf)
+		g := recvFrame(ibs[1], 10*time.Second)
+		if err := checkFrame(g, 0, seq, size); err != nil {
+			t.Fatal(err)
+		}
+		g.Free()
 	}
-	// Nobody takes the frame out of rank 1's inbox before the release.
-	if !waitFor(ibs[0], 10*time.Second, func() bool { return released.Load() == 1 }) {
-		t.Fatal("the sender's buffer is still lent while the receiver has not read the frame")
+	// The lent copy goes back to the pool at the receiver's completion.
+	pending := func() int {
+		trs[0].pendMu.Lock()
+		defer trs[0].pendMu.Unlock()
+		return len(trs[0].pending)
 	}
-	g := recvFrame(ibs[1], 10*time.Second)
-	if err := checkFrame(g, 0, 1, 256<<10); err != nil {
-		t.Fatal(err)
+	if !waitFor(ibs[0], 10*time.Second, func() bool { return pending() == 0 }) {
+		t.Fatalf("%d lent copies outstanding after the receiver freed its frames", pending())
 	}
-	g.Free()
 }

@@ -28,7 +28,12 @@ func (s *State) computeRHS() {
 				WS := view(cl.ws, b, n)[:len(U1)]
 				SQ := view(cl.square, b, n)[:len(U1)]
 				QS := view(cl.qs, b, n)[:len(U1)]
-				for i := range U1 {
+				i := vecPrefix(len(U1))
+				if i > 0 {
+					p := [10]*float64{&U1[0], &U2[0], &U3[0], &U4[0], &RI[0], &US[0], &VS[0], &WS[0], &SQ[0], &QS[0]}
+					primitivesAVX2(&p, i)
+				}
+				for ; i < len(U1); i++ {
 					rhoInv := 1.0 / U1[i]
 					u2, u3, u4 := U2[i], U3[i], U4[i]
 					RI[i] = rhoInv
@@ -46,7 +51,12 @@ func (s *State) computeRHS() {
 				U5 := view(cl.u, 4*cv+b, n)[:len(U1)]
 				SP := view(cl.speed, b, n)[:len(U1)]
 				AI := view(cl.ainv, b, n)[:len(U1)]
-				for i := range U1 {
+				i = vecPrefix(len(U1))
+				if i > 0 {
+					p := [5]*float64{&RI[0], &U5[0], &SQ[0], &SP[0], &AI[0]}
+					speedAVX2(&p, i, k.c1c2)
+				}
+				for ; i < len(U1); i++ {
 					aux := math.Sqrt(k.c1c2 * RI[i] * (U5[i] - SQ[i]))
 					SP[i] = aux
 					AI[i] = 1.0 / aux
@@ -206,7 +216,12 @@ func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd int) {
 	case 3:
 		Upp := view(u, b+2*sd, n)[:len(R)]
 		Umm := view(u, b-2*sd, n)[:len(R)]
-		for i := range R {
+		i := vecPrefix(len(R))
+		if i > 0 {
+			p := [6]*float64{&R[0], &Umm[0], &Um[0], &U[0], &Up[0], &Upp[0]}
+			dissInteriorAVX2(&p, i, dssp)
+		}
+		for ; i < len(R); i++ {
 			R[i] -= dssp * (Umm[i] - 4.0*Um[i] + 6.0*U[i] - 4.0*Up[i] + Upp[i])
 		}
 	case 4:

@@ -58,7 +58,11 @@ func (s *State) lhs(cl *cell, d int) {
 			b := s.idx(elo[0], j, kk)
 			R := view(rhon, b, n)
 			RI := view(cl.rhoI, b, n)[:len(R)]
-			for i := range R {
+			i := vecPrefix(len(R))
+			if i > 0 {
+				lhsRhonAVX2(&R[0], &RI[0], i, c3c4, dA, con43, d5, c1c5, dmx, d1)
+			}
+			for ; i < len(R); i++ {
 				ru1 := c3c4 * RI[i]
 				R[i] = fmax(fmax(dA+con43*ru1, d5+c1c5*ru1), fmax(dmx+ru1, d1))
 			}
@@ -83,7 +87,12 @@ func (s *State) lhs(cl *cell, d int) {
 				Rm := view(rhon, b-ss, n)[:len(L1)]
 				R := view(rhon, b, n)[:len(L1)]
 				Rp := view(rhon, b+ss, n)[:len(L1)]
-				for i := range L1 {
+				i := vecPrefix(len(L1))
+				if i > 0 {
+					p := [10]*float64{&L1[0], &L2[0], &L3[0], &L4[0], &L5[0], &Vm[0], &Vp[0], &Rm[0], &R[0], &Rp[0]}
+					lhsUAVX2(&p, i, -dtt2, dtt1, c2dtt1, dtt2)
+				}
+				for ; i < len(L1); i++ {
 					L1[i] = 0.0
 					L2[i] = -dtt2*Vm[i] - dtt1*Rm[i]
 					L3[i] = 1.0 + c2dtt1*R[i]
@@ -146,19 +155,23 @@ func (s *State) lhs(cl *cell, d int) {
 			L8 := view(l[7], b, n)[:len(L1)]
 			L9 := view(l[8], b, n)[:len(L1)]
 			L10 := view(l[9], b, n)[:len(L1)]
-			for i := range L1 {
-				L6[i] = L1[i]
-				L7[i] = L2[i] - dtt2*Sm[i]
-				L8[i] = L3[i]
-				L9[i] = L4[i] + dtt2*Sp[i]
-				L10[i] = L5[i]
-			}
 			L11 := view(l[10], b, n)[:len(L1)]
 			L12 := view(l[11], b, n)[:len(L1)]
 			L13 := view(l[12], b, n)[:len(L1)]
 			L14 := view(l[13], b, n)[:len(L1)]
 			L15 := view(l[14], b, n)[:len(L1)]
-			for i := range L1 {
+			i := vecPrefix(len(L1))
+			if i > 0 {
+				p := [17]*float64{&L1[0], &L2[0], &L3[0], &L4[0], &L5[0], &L6[0], &L7[0], &L8[0], &L9[0], &L10[0],
+					&L11[0], &L12[0], &L13[0], &L14[0], &L15[0], &Sm[0], &Sp[0]}
+				lhsPMAVX2(&p, i, dtt2)
+			}
+			for ; i < len(L1); i++ {
+				L6[i] = L1[i]
+				L7[i] = L2[i] - dtt2*Sm[i]
+				L8[i] = L3[i]
+				L9[i] = L4[i] + dtt2*Sp[i]
+				L10[i] = L5[i]
 				L11[i] = L1[i]
 				L12[i] = L2[i] + dtt2*Sm[i]
 				L13[i] = L3[i]
@@ -194,7 +207,12 @@ func (s *State) lhsDiss(kind int, l1, l2, l3, l4, l5 []float64) {
 			l5[i] += comz1
 		}
 	case 3:
-		for i := range l1 {
+		i := vecPrefix(len(l1))
+		if i > 0 {
+			p := [5]*float64{&l1[0], &l2[0], &l3[0], &l4[0], &l5[0]}
+			lhsDissInteriorAVX2(&p, i, comz1, comz4, comz6)
+		}
+		for ; i < len(l1); i++ {
 			l1[i] += comz1
 			l2[i] -= comz4
 			l3[i] += comz6
@@ -223,7 +241,13 @@ func (s *State) forward(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
 	ss := s.stride[d]
 	iend := cl.size[d] - 1
 	if d == 0 {
-		s.batches(cl, d, func(base, _, _ int) {
+		s.xLines(cl, func(base, stride int) {
+			fwd3Lines4(l[0], l[1], l[2], l[3], l[4], r[0], r[1], r[2], base, stride, iend+1)
+			for m := 3; m < 5; m++ {
+				f := factor(m)
+				fwd1Lines4(l[f], l[f+1], l[f+2], l[f+3], l[f+4], r[m], base, stride, iend+1)
+			}
+		}, func(base int) {
 			fwd3Line(l[0], l[1], l[2], l[3], l[4], r[0], r[1], r[2], base, iend+1)
 			for m := 3; m < 5; m++ {
 				f := factor(m)
@@ -271,7 +295,13 @@ func fwd3(l1, l2, l3, l4, l5, r1, r2, r3 []float64, oa, ob, oc, n int) {
 	R1c := view(r1, oc, n)[:len(L3a)]
 	R2c := view(r2, oc, n)[:len(L3a)]
 	R3c := view(r3, oc, n)[:len(L3a)]
-	for i := range L3a {
+	i := vecPrefix(len(L3a))
+	if i > 0 {
+		p := [18]*float64{&L3a[0], &L4a[0], &L5a[0], &R1a[0], &R2a[0], &R3a[0], &L2b[0], &L3b[0], &L4b[0],
+			&R1b[0], &R2b[0], &R3b[0], &L1c[0], &L2c[0], &L3c[0], &R1c[0], &R2c[0], &R3c[0]}
+		fwd3AVX2(&p, i)
+	}
+	for ; i < len(L3a); i++ {
 		fac1 := 1.0 / L3a[i]
 		l4a := fac1 * L4a[i]
 		l5a := fac1 * L5a[i]
@@ -348,7 +378,12 @@ func fwd1(l1, l2, l3, l4, l5, r []float64, oa, ob, oc, n int) {
 	L2c := view(l2, oc, n)[:len(L3a)]
 	L3c := view(l3, oc, n)[:len(L3a)]
 	Rc := view(r, oc, n)[:len(L3a)]
-	for i := range L3a {
+	i := vecPrefix(len(L3a))
+	if i > 0 {
+		p := [12]*float64{&L3a[0], &L4a[0], &L5a[0], &Ra[0], &L2b[0], &L3b[0], &L4b[0], &Rb[0], &L1c[0], &L2c[0], &L3c[0], &Rc[0]}
+		fwd1AVX2(&p, i)
+	}
+	for ; i < len(L3a); i++ {
 		fac1 := 1.0 / L3a[i]
 		l4a := fac1 * L4a[i]
 		l5a := fac1 * L5a[i]
@@ -401,7 +436,12 @@ func (s *State) backsub(cl *cell, d int, l *[15][]float64, r *[5][]float64) {
 	ss := s.stride[d]
 	iend := cl.size[d] - 1
 	if d == 0 {
-		s.batches(cl, d, func(base, _, _ int) {
+		s.xLines(cl, func(base, stride int) {
+			for m := 0; m < 5; m++ {
+				f := factor(m)
+				backLines4(l[f+3], l[f+4], r[m], base, stride, iend+1)
+			}
+		}, func(base int) {
 			for m := 0; m < 5; m++ {
 				f := factor(m)
 				backLine(l[f+3], l[f+4], r[m], base, iend+1)
@@ -428,7 +468,12 @@ func back(l4, l5, r []float64, oa, ob, oc, n int) {
 	L5 := view(l5, oa, n)[:len(Ra)]
 	Rb := view(r, ob, n)[:len(Ra)]
 	Rc := view(r, oc, n)[:len(Ra)]
-	for i := len(Ra) - 1; i >= 0; i-- {
+	i := vecPrefix(len(Ra))
+	if i > 0 {
+		p := [5]*float64{&Ra[0], &L4[0], &L5[0], &Rb[0], &Rc[0]}
+		backAVX2(&p, i)
+	}
+	for ; i < len(Ra); i++ {
 		Ra[i] = Ra[i] - L4[i]*Rb[i] - L5[i]*Rc[i]
 	}
 }
@@ -477,7 +522,14 @@ func fwd3Line(l1, l2, l3, l4, l5, r1, r2, r3 []float64, o, n int) {
 		l3a, l4a, r1a, r2a, r3a = l3b, l4b, r1b, r2b, r3b
 		l2b, l3b, l4b, r1b, r2b, r3b = l2c, l3c, L4[i+2], r1c, r2c, r3c
 	}
+	fwd3LineEnd(L4, L5, R1, R2, R3, l3a, l4a, r1a, r2a, r3a, l2b, l3b, l4b, r1b, r2b, r3b)
+}
+
+// fwd3LineEnd is fwd3Line's last step, on the line's views, given the
+// rows in flight.
+func fwd3LineEnd(L4, L5, R1, R2, R3 []float64, l3a, l4a, r1a, r2a, r3a, l2b, l3b, l4b, r1b, r2b, r3b float64) {
 	i := len(L4) - 2
+	L5, R1, R2, R3 = L5[:len(L4)], R1[:len(L4)], R2[:len(L4)], R3[:len(L4)]
 	fac1 := 1.0 / l3a
 	l4a = fac1 * l4a
 	l5a := fac1 * L5[i]
@@ -527,7 +579,13 @@ func fwd1Line(l1, l2, l3, l4, l5, r []float64, o, n int) {
 		l3a, l4a, ra = l3b, l4b, rb
 		l2b, l3b, l4b, rb = l2c, l3c, L4[i+2], rc
 	}
+	fwd1LineEnd(L4, L5, R, l3a, l4a, ra, l2b, l3b, l4b, rb)
+}
+
+// fwd1LineEnd is fwd1Line's last step.
+func fwd1LineEnd(L4, L5, R []float64, l3a, l4a, ra, l2b, l3b, l4b, rb float64) {
 	i := len(L4) - 2
+	L5, R = L5[:len(L4)], R[:len(L4)]
 	fac1 := 1.0 / l3a
 	l4a = fac1 * l4a
 	l5a := fac1 * L5[i]

@@ -40,7 +40,12 @@ func (s *State) dtTxinvrRow(cl *cell, b, n int) {
 	SP := view(cl.speed, b, n)[:len(R1)]
 	AI := view(cl.ainv, b, n)[:len(R1)]
 	QS := view(cl.qs, b, n)[:len(R1)]
-	for i := range R1 {
+	i := vecPrefix(len(R1))
+	if i > 0 {
+		p := [12]*float64{&R1[0], &R2[0], &R3[0], &R4[0], &R5[0], &RI[0], &US[0], &VS[0], &WS[0], &SP[0], &AI[0], &QS[0]}
+		dtTxinvrAVX2(&p, i, dt, c2, bt)
+	}
+	for ; i < len(R1); i++ {
 		r1, r2, r3, r4, r5 := R1[i]*dt, R2[i]*dt, R3[i]*dt, R4[i]*dt, R5[i]*dt
 		ru1 := RI[i]
 		uu, vv, ww := US[i], VS[i], WS[i]
@@ -73,6 +78,21 @@ func (s *State) invr(d int, cl *cell) {
 		for j := cl.start[1]; j < cl.size[1]-cl.end[1]; j++ {
 			b := s.idx(0, j, kk)
 			lo, hi := b+cl.start[0], b+cl.size[0]-cl.end[0]
+			if v := vecPrefix(hi - lo); v > 0 {
+				switch d {
+				case 0:
+					p := [5]*float64{&r1s[lo], &r2s[lo], &r3s[lo], &r4s[lo], &r5s[lo]}
+					invrXYAVX2(&p, v, bt)
+				case 1:
+					p := [5]*float64{&r2s[lo], &r3s[lo], &r1s[lo], &r4s[lo], &r5s[lo]}
+					invrXYAVX2(&p, v, bt)
+				case 2:
+					p := [16]*float64{&r1s[lo], &r2s[lo], &r3s[lo], &r4s[lo], &r5s[lo], &u1[lo], &u2[lo], &u3[lo], &u4[lo], &u5[lo],
+						&us[lo], &vs[lo], &ws[lo], &speed[lo], &ainv[lo], &qs[lo]}
+					invrZAVX2(&p, v, bt, c2iv)
+				}
+				lo += v
+			}
 			switch d {
 			case 0:
 				for p := lo; p < hi; p++ {
