@@ -59,7 +59,7 @@ func liveHeap() uint64 {
 // on one host", has the figures). The bound fails with the rank's rarely
 // used parts allocated up front, as they were: the blocking point-to-point
 // request, the collectives' spare state, the context-id mask beyond the
-// first 64 ids, the rendezvous maps and the wait history.
+// first 64 ids and the rendezvous maps.
 func TestVirtualRankBytes(t *testing.T) {
 	if raceSlowdown > 1 {
 		t.Skip("the race detector's build allocates on its own")
