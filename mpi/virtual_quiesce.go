@@ -272,8 +272,8 @@ func (a *quiesceAgent) orderLoop() {
 // seen busy without summing the counters, which reads every rank. While
 // gompirun waits for a report (want) every park pokes the agent, so a
 // sample that always read every rank took a share of the processor from
-// the ranks that grew with their number (over a sixth of a process's CPU
-// at 16384 ranks over two processes).
+// the ranks that grew with their number (docs/model.md, "Two processes:
+// the agent's scans").
 func (a *quiesceAgent) mayBeQuiet() bool {
 	for _, r := range a.w.ranks {
 		if r.finished.Load() {
