@@ -42,11 +42,27 @@ func (c *Comm) spareReqs(k int) []Request {
 	if c == nil || c.r == nil || c.r.nbc.cur != nil { // nil: a nil or zero Comm, which the post refuses
 		return nil
 	}
-	r := c.r
-	if len(r.collReq) < k {
-		r.collReq = make([]Request, k)
+	s := c.r.collSpare()
+	if len(s.reqs) < k {
+		s.reqs = make([]Request, k)
 	}
-	return r.collReq[:k]
+	return s.reqs[:k]
+}
+
+// collSpare is what a rank keeps for its blocking collectives. It is
+// allocated at the first one: a rank that makes none (and, in a virtual
+// run of a million ranks, every byte of a rank counts) keeps a pointer.
+type collSpare struct {
+	reqs []Request  // a blocking collective's steps (spareReqs)
+	ptrs []*Request // a blocking collective's lists of outstanding requests
+	tmp  [2][]byte  // a blocking collective's temporary buffers (scratch)
+}
+
+func (r *rank) collSpare() *collSpare {
+	if r.spare == nil {
+		r.spare = new(collSpare)
+	}
+	return r.spare
 }
 
 // scratchBytes bounds what a process's ranks keep for collectives'
@@ -73,10 +89,11 @@ func (c *Comm) scratch(slot, n int) []byte {
 	if r.nbc.cur != nil || n > limit {
 		return make([]byte, n)
 	}
-	if cap(r.collTmp[slot]) < n {
-		r.collTmp[slot] = make([]byte, n)
+	s := r.collSpare()
+	if cap(s.tmp[slot]) < n {
+		s.tmp[slot] = make([]byte, n)
 	}
-	return r.collTmp[slot][:n]
+	return s.tmp[slot][:n]
 }
 
 // csendInto and crecvInto are csend and crecv into q, or a new request

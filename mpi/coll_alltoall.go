@@ -123,7 +123,7 @@ func (c *Comm) alltoallScattered(sblk, rblk func(j int) []byte) error {
 	spare := c.spareReqs(2 * window) // nil in a schedule: new requests
 	var reqs []*Request
 	if spare != nil {
-		reqs = c.r.collPtrs[:0]
+		reqs = c.r.spare.ptrs[:0] // spareReqs made c.r.spare
 	}
 	next := func() *Request {
 		if spare == nil {
@@ -156,7 +156,7 @@ func (c *Comm) alltoallScattered(sblk, rblk func(j int) []byte) error {
 	}
 	if c.r.nbc.cur == nil {
 		clear(reqs)
-		c.r.collPtrs = reqs[:0] // kept for the next call
+		c.r.spare.ptrs = reqs[:0] // kept for the next call
 	}
 	return failed.err
 }

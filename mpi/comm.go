@@ -353,12 +353,45 @@ func (c *Comm) splitRoot(all []byte) ([]byte, error) {
 
 // ctxMask records which context ids a rank uses. 2048 ids, as MPICH has
 // about as many; id k gives point-to-point context 2k and collective 2k+1.
+// The first 64 ids live in the rank and the rest are allocated when one of
+// them is first used: every rank has a mask, and a million virtual ranks
+// that make a few communicators would otherwise keep 256 bytes each for it.
 const ctxWords = 32
 
-type ctxMask [ctxWords]uint64
+type ctxMask struct {
+	low  uint64                // ids 0-63
+	high *[ctxWords - 1]uint64 // ids 64 on; nil while none was used
+}
 
-func (m *ctxMask) set(id int)   { m[id/64] |= 1 << (id % 64) }
-func (m *ctxMask) clear(id int) { m[id/64] &^= 1 << (id % 64) }
+// word is the mask's i-th 64 ids.
+func (m *ctxMask) word(i int) uint64 {
+	if i == 0 {
+		return m.low
+	}
+	if m.high == nil {
+		return 0
+	}
+	return m.high[i-1]
+}
+
+func (m *ctxMask) set(id int) {
+	if id < 64 {
+		m.low |= 1 << id
+		return
+	}
+	if m.high == nil {
+		m.high = new([ctxWords - 1]uint64)
+	}
+	m.high[id/64-1] |= 1 << (id % 64)
+}
+
+func (m *ctxMask) clear(id int) {
+	if id < 64 {
+		m.low &^= 1 << id
+	} else if m.high != nil {
+		m.high[id/64-1] &^= 1 << (id % 64)
+	}
+}
 
 // agreeContext finds the lowest context id free on every rank of c (an
 // all-reduce of the free masks with bitwise and, as MPICH does) and marks it
@@ -382,8 +415,8 @@ func (c *Comm) agreeContext() (int, error) {
 // agreeFree returns the context ids free on every rank of c, as a mask.
 func (c *Comm) agreeFree() ([]byte, error) {
 	buf := make([]byte, 8*ctxWords)
-	for i, w := range c.r.ctxUsed {
-		binary.LittleEndian.PutUint64(buf[8*i:], ^w)
+	for i := 0; i < ctxWords; i++ {
+		binary.LittleEndian.PutUint64(buf[8*i:], ^c.r.ctxUsed.word(i))
 	}
 	err := c.allreduceBytes(buf, tagContext, func(acc, in []byte) {
 		for i := range acc {

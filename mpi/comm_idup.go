@@ -56,7 +56,7 @@ type ctxHold struct {
 	stolen bool      // taken over by another agreement: this Idup must not keep it
 }
 
-func (m *ctxMask) has(id int) bool { return m[id/64]&(1<<(id%64)) != 0 }
+func (m *ctxMask) has(id int) bool { return m.word(id/64)&(1<<(id%64)) != 0 }
 
 // before reports whether prio a goes before b.
 func before(a, b [2]uint32) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }

@@ -143,6 +143,9 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 		f.Flags |= transport.FlagSync
 	}
 	r.clock.Stamp(&f.Header)
+	if r.sends == nil {
+		r.sends = map[uint64]*Request{}
+	}
 	r.sends[q.id] = q
 	if err := r.sendFrame(f); err != nil {
 		delete(r.sends, q.id)
@@ -233,6 +236,9 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 	q.matched = true
 	q.status.Source = q.comm.rankOfWorld(int(f.Src))
 	q.status.Tag = int(f.Tag)
+	if r.recvs == nil {
+		r.recvs = map[uint64]*Request{}
+	}
 	r.recvs[q.id] = q
 	if r.remote(int(f.Src)) {
 		// A transport reading the DATA off a stream puts it straight

@@ -79,8 +79,15 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	for _, r := range w.ranks {
 		r.out = part.Routes
 	}
+	stopProfile, err := startProfile(env.Proc) // profile.go
+	if err != nil {
+		return err
+	}
 	if err := w.run(fn); err != nil {
 		return err // not reached: exitFn ends the process on failure
+	}
+	if err := stopProfile(); err != nil {
+		return fmt.Errorf("%s: %v", ProfileEnv, err)
 	}
 	return finishJob(env, client, w, js.virt)
 }

@@ -119,6 +119,21 @@ func Irecv[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
 	return q, err
 }
 
+// blockRequest is the request the rank's blocking Send and Recv reuse, or
+// nil (a new one) for a zero Comm, which the post refuses. It is allocated
+// at the first: a rank that only makes collectives does without it (a
+// request is 256 bytes, and a virtual run may host a million ranks).
+func (c *Comm) blockRequest() *Request {
+	r := c.r
+	if r == nil {
+		return nil
+	}
+	if r.blockReq == nil {
+		r.blockReq = new(Request)
+	}
+	return r.blockReq
+}
+
 // Send sends buf to rank dest (MPI_Send). Small messages return at once
 // (eager); large ones once the receiver has taken the data (rendezvous).
 func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
@@ -130,7 +145,7 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 	noteBytes(c, buf)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
-	q, err := c.postSendInto(&c.r.blockReq, asBytes(buf), dest, tag, false)
+	q, err := c.postSendInto(c.blockRequest(), asBytes(buf), dest, tag, false)
 	if err != nil {
 		return err
 	}
@@ -165,7 +180,7 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
 	noteBytes(c, buf)
-	q, err := c.postRecvInto(&c.r.blockReq, asBytes(buf), source, tag)
+	q, err := c.postRecvInto(c.blockRequest(), asBytes(buf), source, tag)
 	if err != nil {
 		return Status{}, err
 	}

@@ -76,6 +76,12 @@ var settings = []setting{
 		_, err := traceFromEnv(v, math.MaxInt32)
 		return err
 	}},
+	{ProfileEnv, "none: no profiles", "mpi startProfile", func(v string) error {
+		if v == "" {
+			return fmt.Errorf("want a path prefix")
+		}
+		return nil
+	}},
 	{shm.RingEnv, "sized by the processes of the host", "transport/shm Open", shmCheck},
 	{shm.SpinEnv, "1ms, only with no more ranks than processors", "transport/shm Open", shmCheck},
 	{shm.CMAEnv, "1 where the kernel allows it", "transport/shm Open", shmCheck},

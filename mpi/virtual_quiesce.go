@@ -267,6 +267,28 @@ func (a *quiesceAgent) orderLoop() {
 	}
 }
 
+// mayBeQuiet looks for a rank that is neither parked in a blocking wait
+// nor computing with a bound, and stops at the first: a busy process is
+// seen busy without summing the counters, which reads every rank. While
+// gompirun waits for a report (want) every park pokes the agent, so a
+// sample that always read every rank took a share of the processor from
+// the ranks that grew with their number (docs/model.md, "Two processes:
+// the agent's scans").
+func (a *quiesceAgent) mayBeQuiet() bool {
+	for _, r := range a.w.ranks {
+		if r.finished.Load() {
+			continue
+		}
+		if asleep, _ := r.inbox.Asleep(); asleep && r.blockedIn.Load() != 0 {
+			continue
+		}
+		if _, ok := r.computingBound(); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // counters sums what crossed processes.
 func (a *quiesceAgent) counters() (sent, recvd int64) {
 	for _, r := range a.w.ranks {
@@ -290,6 +312,9 @@ func (a *quiesceAgent) sample() launch.Sample {
 		// The whole job is in this process, which decides itself
 		// (world.watchDeadlock, resolveStall); its agent only describes
 		// its ranks when gompirun asks.
+		return launch.Sample{}
+	}
+	if !a.mayBeQuiet() {
 		return launch.Sample{}
 	}
 	sent, recvd := a.counters()

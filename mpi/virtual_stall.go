@@ -291,16 +291,17 @@ type stallState struct {
 	// that is over are stale and never match a later one.
 	resolve atomic.Uint64
 	parkGen atomic.Uint64 // the park the rank is in or last was in (parks)
-	ordered bool          // the last park ended with an order for it
 	// until is the float64 bits of the window an order gives (Order.Until:
 	// the earliest pending event of every other rank), stored before the
 	// order; 0: none. See rank.window.
 	until atomic.Uint64
 
 	// Multi-process worlds with an agent (virtual_quiesce.go).
-	guess     atomic.Bool   // the resolve request is gompirun's fallback, not a detected stall
 	xout, xin atomic.Int64  // frames sent to / taken from ranks of other processes
 	fired     atomic.Uint64 // the park whose fallback timer fired (parkedFallback)
 	parks     uint64        // parks so far: identifies the current one
+	guess     atomic.Bool   // the resolve request is gompirun's fallback, not a detected stall
 	fellBack  bool          // the last park ended by its fallback timer
+
+	ordered bool // the last park ended with an order for it (kept beside the other small fields: no padding)
 }

@@ -144,16 +144,14 @@ type rank struct {
 	trace       *tracer             // the rank's timeline (trace.go); nil when not traced
 	rec         *recorder           // the rank's record (record.go); nil when not recording
 	window      float64             // no message can reach any rank before this time until this rank sends (virtual_window.go)
-	sends       map[uint64]*Request // rendezvous sends waiting for their ACK
-	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA
+	sends       map[uint64]*Request // rendezvous sends waiting for their ACK; nil until the first
+	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA; nil until the first
 	nextID      uint64
 	waitEpoch   uint64
 	anyCursor   int
 
-	blockReq Request      // reused by blocking Send and Recv, which finish with it before returning
-	collReq  []Request    // reused by a blocking collective's steps (coll.go, spareReqs)
-	collPtrs []*Request   // reused by a blocking collective's lists of outstanding requests
-	collTmp  [2][]byte    // reused by a blocking collective's temporary buffers (coll.go, scratch)
+	blockReq *Request     // reused by blocking Send and Recv, which finish with it before returning; nil until the first (blockRequest)
+	spare    *collSpare   // reused by blocking collectives (coll.go); nil until the first needs it
 	bsend    *bsendBuffer // the attached buffer of buffered sends (bsend.go); nil when none
 
 	ctxUsed   ctxMask
@@ -178,6 +176,7 @@ type rankStats struct {
 
 func newWorld(size, base, nlocal int, cfg *config) *world {
 	w := &world{size: size, base: base, start: time.Now()}
+	group := worldGroup(size) // immutable: the ranks share it
 	w.ranks = make([]*rank, nlocal)
 	inboxes := make([]*transport.Inbox, nlocal)
 	w.spin = transport.NewSpinGroup(nlocal, runtime.GOMAXPROCS(0))
@@ -189,8 +188,6 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		r := &rank{
 			w: w, id: base + i, inbox: inboxes[i], clock: nopClock{},
 			eagerLimit: cfg.eagerLimit, eagerRemote: cfg.eagerRemote,
-			sends: map[uint64]*Request{},
-			recvs: map[uint64]*Request{},
 		}
 		if cfg.clocks != nil {
 			if c := cfg.clocks(r.id); c != nil {
@@ -206,7 +203,7 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		}
 		r.startRecord(cfg)
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
-		r.worldComm = &Comm{r: r, ctx: 0, group: worldGroup(size), rank: r.id, world: true}
+		r.worldComm = &Comm{r: r, ctx: 0, group: group, rank: r.id, world: true}
 		w.ranks[i] = r
 	}
 	return w
