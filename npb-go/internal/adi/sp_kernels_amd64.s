@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "sp_amd64.h"
 
 // SP's left-hand sides and line solves across lines (sp_kernels.go) and
 // the rhs's interior dissipation (rhs.go), four points at a time over the
@@ -8,16 +9,6 @@
 // The arrays come in a table of pointers (p), each to the array's point 0
 // of the loop. Each element's operations are the Go loop's, in its order,
 // with no fused multiply-adds, so results are bit for bit the Go loop's.
-
-// LD(k, dst): dst = the 4 points at the offset in BX of the table's array k.
-#define LD(k, dst) \
-	MOVQ (k*8)(AX), R8; \
-	VMOVUPD (R8)(BX*1), dst
-
-// ST(src, k): the 4 points at the offset in BX of the table's array k = src.
-#define ST(src, k) \
-	MOVQ (k*8)(AX), R8; \
-	VMOVUPD src, (R8)(BX*1)
 
 // ELIM(k, m, v): the table's array k -= m * v (Y13 and Y14 are scratch).
 #define ELIM(k, m, v) \
@@ -33,9 +24,7 @@ TEXT ·fwd3AVX2(SB), NOSPLIT, $0-16
 	MOVQ n+8(FP), CX
 	SHLQ $3, CX
 	XORQ BX, BX
-	MOVQ $0x3ff0000000000000, DX // 1.0
-	MOVQ DX, X15
-	VBROADCASTSD X15, Y15
+	CONST(ONE, Y15, X15)
 fwd3:
 	CMPQ BX, CX
 	JGE fwd3Done
@@ -81,9 +70,7 @@ TEXT ·fwd1AVX2(SB), NOSPLIT, $0-16
 	MOVQ n+8(FP), CX
 	SHLQ $3, CX
 	XORQ BX, BX
-	MOVQ $0x3ff0000000000000, DX // 1.0
-	MOVQ DX, X15
-	VBROADCASTSD X15, Y15
+	CONST(ONE, Y15, X15)
 fwd1:
 	CMPQ BX, CX
 	JGE fwd1Done
@@ -183,9 +170,7 @@ TEXT ·lhsUAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSD dtt1+24(FP), Y9
 	VBROADCASTSD c2dtt1+32(FP), Y10
 	VBROADCASTSD dtt2+40(FP), Y11
-	MOVQ $0x3ff0000000000000, DX // 1.0
-	MOVQ DX, X15
-	VBROADCASTSD X15, Y15
+	CONST(ONE, Y15, X15)
 	VXORPD Y12, Y12, Y12
 	SHLQ $3, CX
 	XORQ BX, BX
@@ -296,12 +281,8 @@ TEXT ·dissInteriorAVX2(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	VBROADCASTSD dssp+16(FP), Y15
-	MOVQ $0x4010000000000000, DX // 4.0
-	MOVQ DX, X14
-	VBROADCASTSD X14, Y14
-	MOVQ $0x4018000000000000, DX // 6.0
-	MOVQ DX, X13
-	VBROADCASTSD X13, Y13
+	CONST(FOUR, Y14, X14)
+	CONST(SIX, Y13, X13)
 	SHLQ $3, CX
 	XORQ BX, BX
 diss:
@@ -329,13 +310,6 @@ dissDone:
 	VZEROUPPER
 	RET
 
-// SIGNS(y): y = the sign bit of float64 in each lane, for VXORPD to negate
-// as Go's -x does.
-#define SIGNS(y) \
-	MOVQ $0x8000000000000000, DX; \
-	MOVQ DX, X15; \
-	VBROADCASTSD X15, y
-
 // func invrXYAVX2(p *[5]*float64, n int, bt float64)
 // p: a b c r4 r5 (r1 r2 r3 r4 r5 for ninvr, r2 r3 r1 r4 r5 for pinvr):
 // t1 = bt*c, t2 = 0.5*(r4+r5); a = -b, b = a, c = bt*(r4-r5),
@@ -344,10 +318,8 @@ TEXT ·invrXYAVX2(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	VBROADCASTSD bt+16(FP), Y14
-	SIGNS(Y13)
-	MOVQ $0x3fe0000000000000, DX // 0.5
-	MOVQ DX, X12
-	VBROADCASTSD X12, Y12
+	CONST(SIGN, Y13, X13)
+	CONST(HALF, Y12, X12)
 	SHLQ $3, CX
 	XORQ BX, BX
 invrXY:
@@ -383,7 +355,7 @@ invrXYDone:
 TEXT ·invrZAVX2(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
-	SIGNS(Y13)
+	CONST(SIGN, Y13, X13)
 	VBROADCASTSD bt+16(FP), Y14
 	VBROADCASTSD c2iv+24(FP), Y15
 	SHLQ $3, CX
@@ -463,7 +435,7 @@ invrZDone:
 TEXT ·dtTxinvrAVX2(SB), NOSPLIT, $0-40
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
-	SIGNS(Y12)
+	CONST(SIGN, Y12, X12)
 	VBROADCASTSD dt+16(FP), Y13
 	VBROADCASTSD c2+24(FP), Y14
 	VBROADCASTSD bt+32(FP), Y15
@@ -533,12 +505,8 @@ txinvrDone:
 TEXT ·primitivesAVX2(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
-	MOVQ $0x3ff0000000000000, DX // 1.0
-	MOVQ DX, X15
-	VBROADCASTSD X15, Y15
-	MOVQ $0x3fe0000000000000, DX // 0.5
-	MOVQ DX, X14
-	VBROADCASTSD X14, Y14
+	CONST(ONE, Y15, X15)
+	CONST(HALF, Y14, X14)
 	SHLQ $3, CX
 	XORQ BX, BX
 prim:
@@ -578,9 +546,7 @@ TEXT ·speedAVX2(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	VBROADCASTSD c1c2+16(FP), Y13
-	MOVQ $0x3ff0000000000000, DX // 1.0
-	MOVQ DX, X15
-	VBROADCASTSD X15, Y15
+	CONST(ONE, Y15, X15)
 	SHLQ $3, CX
 	XORQ BX, BX
 speed:

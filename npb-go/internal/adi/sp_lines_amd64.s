@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "sp_amd64.h"
 
 // SP's x-line solves four lines at a time (sp_lines.go): along a line the
 // elimination and the substitution are recurrences, so one line cannot
@@ -33,12 +34,6 @@
 	VMOVSD X14, off(R8)(SI*2); \
 	VMOVHPD X14, off(R8)(DI*1)
 
-// ONES(y, x): y = 1.0 in every lane.
-#define ONES(y, x) \
-	MOVQ $0x3ff0000000000000, DX; \
-	VMOVQ DX, x; \
-	VBROADCASTSD x, y
-
 // func fwd3Lines4AVX2(p *[8]*float64, stride, n int, st *[11][4]float64)
 // p: L1 L2 L3 L4 L5 R1 R2 R3. Points 0 to n-3 of fwd3Line; st gets each
 // lane's l3a l4a r1a r2a r3a l2b l3b l4b r1b r2b r3b for the last step.
@@ -64,7 +59,7 @@ TEXT ·fwd3Lines4AVX2(SB), NOSPLIT, $0-32
 fwd3:
 	CMPQ BX, CX
 	JGE fwd3Done
-	ONES(Y11, X11)
+	CONST(ONE, Y11, X11)
 	VDIVPD Y0, Y11, Y11    // fac1
 	VMULPD Y1, Y11, Y1     // l4a
 	GATHER(4, 0, Y12, X12)
@@ -152,7 +147,7 @@ TEXT ·fwd1Lines4AVX2(SB), NOSPLIT, $0-32
 fwd1:
 	CMPQ BX, CX
 	JGE fwd1Done
-	ONES(Y11, X11)
+	CONST(ONE, Y11, X11)
 	VDIVPD Y0, Y11, Y11    // fac1
 	VMULPD Y1, Y11, Y1     // l4a
 	GATHER(4, 0, Y12, X12)
