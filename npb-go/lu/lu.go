@@ -177,7 +177,7 @@ func (s *luState) bench(class byte, p params, opt Options, out io.Writer) (Resul
 
 	if err := s.procGrid(); err != nil {
 		say(" %v\n", err)
-		return res, s.failTogether(err)
+		return res, fmt.Errorf("lu: %w", err)
 	}
 	res.Xdim, res.Ydim = s.xdim, s.ydim
 	if s.num != 1<<nodedim(s.num) {
@@ -186,7 +186,7 @@ func (s *luState) bench(class byte, p params, opt Options, out io.Writer) (Resul
 	s.neighbors()
 	if err := s.subdomain(); err != nil {
 		say(" %v\n", err)
-		return res, s.failTogether(err)
+		return res, fmt.Errorf("lu: %w", err)
 	}
 	s.allocSpace()
 	s.setcoeff()
@@ -259,13 +259,4 @@ func bcastFloat(c *mpi.Comm, v *float64) error {
 	err := mpi.Bcast(c, b, 0)
 	*v = b[0]
 	return err
-}
-
-// failTogether ends the run of every rank with err, which each found on
-// its own (a bad process count), once all have reached it: a rank that
-// returned at once would end the job while rank 0 might still be in the
-// broadcasts before, and rank 0's report of the error would be lost.
-func (s *luState) failTogether(err error) error {
-	_ = s.comm.Barrier() // the error below is the one to report
-	return fmt.Errorf("lu: %w", err)
 }

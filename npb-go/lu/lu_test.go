@@ -20,11 +20,20 @@ func runLU(t *testing.T, n int, class byte, opt Options) (Result, string, error)
 	)
 	err := mpi.Run(n, func(c *mpi.Comm) error {
 		var out bytes.Buffer
+		if c.Rank() == 0 {
+			// Deferred: a peer's failure may end this rank inside an MPI
+			// call (the job is brought down), after it wrote its report
+			// of the failure, as a process would have to its stdout.
+			defer func() {
+				mu.Lock()
+				root.Write(out.Bytes())
+				mu.Unlock()
+			}()
+		}
 		r, err := Run(c, class, &out, opt)
 		if c.Rank() == 0 {
 			mu.Lock()
 			res = r
-			root.Write(out.Bytes())
 			mu.Unlock()
 		} else if out.Len() != 0 {
 			t.Errorf("rank %d wrote output", c.Rank())
