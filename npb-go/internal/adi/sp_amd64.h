@@ -16,7 +16,7 @@
 // y's lower half).
 #define CONST(bits, y, x) \
 	MOVQ $bits, DX; \
-	MOVQ DX, x; \
+	VMOVQ DX, x; \
 	VBROADCASTSD x, y
 
 #define ONE 0x3ff0000000000000
