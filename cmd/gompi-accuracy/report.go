@@ -18,7 +18,10 @@ type row struct {
 	// Mop/s total of each run (0 where a run printed none): the precise
 	// measure of its time (precise.go).
 	RealMops, PredMops []float64
-	Why                string // set when the row has no figure: why ("failed: ...", "interrupted ...")
+	Why                string // set when the row has no figure: why ("failed: ...", "interrupted ..."), or is Partial
+	// Partial: interrupted after some runs of each side; the figures are
+	// those runs' and Why says so.
+	Partial bool
 }
 
 // shownCase is a case's two commands, as the report prints them.
@@ -66,7 +69,7 @@ func (r *report) verdict(ctx context.Context) error {
 func (row row) cells() [5]string {
 	realT, predT, digits := row.times()
 	real, pred := summarize(realT), summarize(predT)
-	if row.Why != "" || real.N == 0 || pred.N == 0 {
+	if (row.Why != "" && !row.Partial) || real.N == 0 || pred.N == 0 {
 		return [5]string{"-", "-", "-", "-", "-"}
 	}
 	re := "n/a"
@@ -190,8 +193,8 @@ func firstOnly(i int, label string) string {
 	return ""
 }
 
-// anyWhy tells whether a row has no figures, so the table needs a note
-// column to say why.
+// anyWhy tells whether a row has no figures or partial ones, so the
+// table needs a note column to say why.
 func (r *report) anyWhy() bool {
 	for _, row := range r.Rows {
 		if row.Why != "" {

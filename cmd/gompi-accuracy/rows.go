@@ -34,6 +34,10 @@ func (h *harness) measureRow(ctx context.Context, c caseSpec, kernel, machine st
 			h.csv.add(c, kernel, o.class, o.np, s.name, i, res, err)
 			if err == errInterrupted {
 				r.Why = fmt.Sprintf("interrupted during %s run %d", s.name, i)
+				if n := r.keepCompletePairs(); n > 0 {
+					r.Partial = true
+					r.Why += fmt.Sprintf(": medians of the %d runs of each side before", n)
+				}
 				return r
 			}
 			if err != nil {
@@ -47,6 +51,16 @@ func (h *harness) measureRow(ctx context.Context, c caseSpec, kernel, machine st
 		}
 	}
 	return r
+}
+
+// keepCompletePairs drops a real run whose prediction did not run, so
+// that an interrupted row's figures still come from alternated runs, and
+// returns how many pairs are left.
+func (r *row) keepCompletePairs() int {
+	n := min(len(r.Real), len(r.Pred))
+	r.Real, r.Pred = r.Real[:n], r.Pred[:n]
+	r.RealMops, r.PredMops = r.RealMops[:min(n, len(r.RealMops))], r.PredMops[:min(n, len(r.PredMops))]
+	return n
 }
 
 // once runs one job and reads its NPB time. A kernel that fails

@@ -51,7 +51,8 @@ func TestRelativeError(t *testing.T) {
 }
 
 // TestRowCells checks the printed figures of a row: medians, RE of the
-// medians (not the median of the ratios), spreads.
+// medians (not the median of the ratios), spreads; an interrupted row
+// keeps the figures of its complete pairs of runs.
 func TestRowCells(t *testing.T) {
 	r := row{Real: []float64{2.00, 2.10, 1.90, 2.40}, Pred: []float64{2.20, 2.00, 2.30}}
 	want := [5]string{"2.05", "2.20", "+7.3%", "1.90-2.40", "2.00-2.30"}
@@ -61,6 +62,14 @@ func TestRowCells(t *testing.T) {
 	r = row{Real: []float64{0}, Pred: []float64{0.01}}
 	if got := r.cells()[2]; got != "n/a" {
 		t.Errorf("RE over a real time of 0 = %q, want n/a", got)
+	}
+	r = row{Real: []float64{2.0, 2.2, 2.1}, RealMops: []float64{0, 0, 0}, Pred: []float64{2.0, 2.3}, PredMops: []float64{0, 0}}
+	if n := r.keepCompletePairs(); n != 2 || len(r.Real) != 2 || len(r.RealMops) != 2 {
+		t.Errorf("keepCompletePairs = %d, left %v %v, want 2 pairs", n, r.Real, r.RealMops)
+	}
+	r.Partial, r.Why = true, "interrupted during predicted run 3: medians of the 2 runs of each side before"
+	if got, want := r.cells(), [5]string{"2.10", "2.15", "+2.4%", "2.00-2.20", "2.00-2.30"}; got != want {
+		t.Errorf("cells of an interrupted row = %q, want %q", got, want)
 	}
 	r = row{Real: []float64{1}, Why: "failed: real run 2: Verification = UNSUCCESSFUL"}
 	if got := r.cells(); got != [5]string{"-", "-", "-", "-", "-"} {
