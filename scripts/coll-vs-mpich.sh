@@ -8,6 +8,9 @@
 # (more than 5% below the next smaller size's).
 #
 # Usage: scripts/coll-vs-mpich.sh     Needs mpicc and mpirun (Debian: mpich).
+# BIN=DIR uses the programs already built in DIR (gompirun, osu and coll,
+# built as below) instead of building them, for a host without Go or
+# mpicc; mpirun is still needed.
 # Environment: NP (default 2); RUNS (default 5); TESTS (default "allreduce
 # bcast reduce barrier alltoall"); MIN and MAX (default 8 and 1048576);
 # ITERS and WARMUP, timed and untimed calls up to 8 KiB, a tenth above
@@ -21,15 +24,24 @@ MIN=${MIN:-8}
 MAX=${MAX:-1048576}
 ITERS=${ITERS:-1000}
 WARMUP=${WARMUP:-200}
-for c in mpicc mpirun; do
+need="mpicc mpirun"
+[ -z "${BIN:-}" ] || need=mpirun
+for c in $need; do
 	command -v $c >/dev/null || { echo "coll-vs-mpich.sh: $c not found (Debian: apt-get install mpich)" >&2; exit 1; }
 done
 
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-mpicc -O2 -o "$bin/coll" scripts/mpich/coll.c
-go build -o "$bin/gompirun" ./cmd/gompirun
-go build -o "$bin/osu" ./samples/osu
+if [ -n "${BIN:-}" ]; then
+	for p in gompirun osu coll; do
+		[ -x "$BIN/$p" ] || { echo "coll-vs-mpich.sh: BIN=$BIN has no executable $p" >&2; exit 2; }
+		ln -s "$(cd "$BIN" && pwd)/$p" "$bin/$p"
+	done
+else
+	mpicc -O2 -o "$bin/coll" scripts/mpich/coll.c
+	go build -o "$bin/gompirun" ./cmd/gompirun
+	go build -o "$bin/osu" ./samples/osu
+fi
 
 out="$bin/figures"
 i=0
