@@ -107,8 +107,15 @@ func TestRecordingOutsideBursts(t *testing.T) {
 		return bytes
 	}
 	inBursts(true) // warm up what the first run of a process allocates once
+	// TotalAlloc counts every goroutine of the test process, so a
+	// goroutine left over from an earlier test can add bytes to a burst
+	// (one such run of the race build counted 6 KB more); noise only adds,
+	// so the least of three runs of each is the measure.
 	plain, rec := inBursts(false), inBursts(true)
-	t.Logf("bytes allocated inside bursts over %d iterations: plain %d, recording %d", iters, plain, rec)
+	for range 2 {
+		plain, rec = min(plain, inBursts(false)), min(rec, inBursts(true))
+	}
+	t.Logf("bytes allocated inside bursts over %d iterations (least of 3 runs): plain %d, recording %d", iters, plain, rec)
 	if rec > plain+4096 { // the scratch slices grow once: about 2 KB
 		t.Errorf("recording allocated %d bytes inside the measured bursts, the plain run %d", rec, plain)
 	}

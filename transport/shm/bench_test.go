@@ -88,3 +88,43 @@ func BenchmarkPingPong(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSendReceiveOneGoroutine is the CPU cost of the 8-byte path
+// alone: one goroutine sends a frame from one transport to another of the
+// same test process and receives it (Poll, the inbox, ReadPayload, Free),
+// so that no cache line crosses cores and nobody waits. What it reports,
+// beside BenchmarkPingPong's one-way time, is how much of that time is
+// work done by the two ends rather than the wait for the line that holds
+// the record; a CPU profile of it (-cpuprofile) says which work.
+//
+//	go test -run '^$' -bench SendReceiveOneGoroutine ./transport/shm
+func BenchmarkSendReceiveOneGoroutine(b *testing.B) {
+	g := openGroup(b, "serial", 1, 1)
+	ib := g.inbox(1)
+	ib.AddPoller(g.trs[1])
+	buf := pattern(0, 8)
+	user := make([]byte, 8)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f := transport.NewFrame()
+		f.Header = transport.Header{Kind: transport.Data, Src: 0, Dst: 1, SendID: uint64(i), Size: 8}
+		f.CopyPayload(buf)
+		if err := g.trs[0].Send(f); err != nil {
+			b.Fatal(err)
+		}
+		// The receiving transport's waiter goroutine may hold the ring
+		// for a moment (Poll then skips it).
+		e := ib.Next()
+		for tries := 0; e == nil; tries++ {
+			if tries == 1e7 {
+				b.Fatalf("frame %d not delivered", i)
+			}
+			e = ib.Next()
+		}
+		if _, err := e.ReadPayload(user); err != nil {
+			b.Fatal(err)
+		}
+		e.Free()
+	}
+}
