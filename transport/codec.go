@@ -36,8 +36,20 @@ var ErrShortHeader = errors.New("transport: short frame header")
 // DecodeHeader parses and validates a header. It never panics on any input.
 func DecodeHeader(b []byte) (Header, error) {
 	var h Header
+	err := h.Decode(b)
+	return h, err
+}
+
+// Decode is DecodeHeader into h, which it overwrites: a receiver decodes
+// straight into the frame it delivers. (Returning the 56-byte header by
+// value and copying it on cost the shared-memory receive path about a
+// tenth of its time: the copies read back in 16-byte loads what the
+// decoding had just stored field by field, which the processor cannot
+// forward from its store buffer.)
+func (h *Header) Decode(b []byte) error {
 	if len(b) < HeaderSize {
-		return h, ErrShortHeader
+		*h = Header{}
+		return ErrShortHeader
 	}
 	le := binary.LittleEndian
 	h.Kind = Kind(b[0])
@@ -52,17 +64,17 @@ func DecodeHeader(b []byte) (Header, error) {
 	h.Arrival = math.Float64frombits(le.Uint64(b[44:]))
 	switch {
 	case h.Kind < Data || h.Kind > Ctrl:
-		return h, fmt.Errorf("transport: bad frame kind %d", b[0])
+		return fmt.Errorf("transport: bad frame kind %d", b[0])
 	case b[2] != 0 || b[3] != 0:
-		return h, errors.New("transport: reserved header bytes set")
+		return errors.New("transport: reserved header bytes set")
 	case h.Src < 0 || h.Dst < 0:
-		return h, fmt.Errorf("transport: negative rank in header (%d -> %d)", h.Src, h.Dst)
+		return fmt.Errorf("transport: negative rank in header (%d -> %d)", h.Src, h.Dst)
 	case h.Size < 0 || h.Size > MaxPayload:
-		return h, fmt.Errorf("transport: bad frame size %d", h.Size)
+		return fmt.Errorf("transport: bad frame size %d", h.Size)
 	case math.IsNaN(h.Arrival) || math.IsInf(h.Arrival, 0):
-		return h, errors.New("transport: non-finite arrival time")
+		return errors.New("transport: non-finite arrival time")
 	}
-	return h, nil
+	return nil
 }
 
 // PayloadLen is the number of payload bytes that follow a header on the

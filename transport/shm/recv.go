@@ -144,32 +144,33 @@ func (t *Transport) handleDone(r *inRing, body []byte) error {
 	return nil
 }
 
-// frameHeader decodes the frame header at the start of body and finds the
-// inbox it is for.
-func (t *Transport) frameHeader(r *inRing, body []byte) (transport.Header, *transport.Inbox, error) {
+// frameHeader decodes the frame header at the start of body into h and
+// finds the inbox it is for.
+func (t *Transport) frameHeader(r *inRing, body []byte, h *transport.Header) (*transport.Inbox, error) {
 	if r.partial != nil {
-		return transport.Header{}, nil, fmt.Errorf("shm: ring from process %d: new frame before the last one's payload ended", r.from)
+		return nil, fmt.Errorf("shm: ring from process %d: new frame before the last one's payload ended", r.from)
 	}
-	h, err := transport.DecodeHeader(body)
-	if err != nil {
-		return h, nil, fmt.Errorf("shm: ring from process %d: %w", r.from, err)
+	if err := h.Decode(body); err != nil {
+		return nil, fmt.Errorf("shm: ring from process %d: %w", r.from, err)
 	}
-	ib, err := t.inboxOf(h.Dst)
-	return h, ib, err
+	return t.inboxOf(h.Dst)
 }
 
+// handleFrame decodes the frame's header straight into the frame it
+// delivers (see Header.Decode for why not through a copy).
 func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error) {
-	h, ib, err := t.frameHeader(r, body)
+	f := transport.NewFrame()
+	ib, err := t.frameHeader(r, body, &f.Header)
 	if err != nil {
+		f.Free()
 		return nil, err
 	}
 	data := body[transport.HeaderSize:]
-	plen := h.PayloadLen()
+	plen := f.PayloadLen()
 	if int64(len(data)) > plen || plen > maxFrame {
+		f.Free()
 		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes for a %d-byte frame", r.from, len(data), plen)
 	}
-	f := transport.NewFrame()
-	f.Header = h
 	n := copy(f.AllocPayload(int(plen)), data)
 	if int64(n) < plen {
 		r.partial = &partialFrame{f: f, ib: ib, got: n}
@@ -186,7 +187,8 @@ func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error
 // read, that receive fails, and this process stops advertising the path so
 // that later payloads come through the ring.
 func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) {
-	h, ib, err := t.frameHeader(r, body)
+	var h transport.Header
+	ib, err := t.frameHeader(r, body, &h)
 	if err != nil {
 		return nil, err
 	}
