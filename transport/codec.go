@@ -41,11 +41,10 @@ func DecodeHeader(b []byte) (Header, error) {
 }
 
 // Decode is DecodeHeader into h, which it overwrites: a receiver decodes
-// straight into the frame it delivers. (Returning the 56-byte header by
-// value and copying it on cost the shared-memory receive path about a
-// tenth of its time: the copies read back in 16-byte loads what the
-// decoding had just stored field by field, which the processor cannot
-// forward from its store buffer.)
+// straight into the frame it delivers. (Returned by value and copied on,
+// the 56-byte header was read back in 16-byte loads just after decoding
+// had stored it field by field, which the processor cannot forward from
+// its store buffer; docs/transports-shm.md has what that cost.)
 func (h *Header) Decode(b []byte) error {
 	if len(b) < HeaderSize {
 		*h = Header{}

@@ -13,11 +13,11 @@ import (
 // than VMOVQ DX, X0). Within an AVX2 kernel the upper halves of the Y
 // registers are in use, and on Intel processors a legacy SSE instruction
 // then costs a state transition or a merge. SP's kernels loaded their
-// constants with such a MOVQ, and on a Xeon they ran about 6 times slower
+// constants with such a MOVQ, and on a Xeon they ran several times slower
 // than the Go loops (BenchmarkDissRow) while the kernels without one ran
-// as expected; AMD's EPYC showed nothing (npb-go/README.md, "BT and SP
-// at 4 processes"). The kernels end with VZEROUPPER, so the Go code
-// around them (legacy SSE) is not affected.
+// as expected; AMD's EPYC showed nothing (npb-go/README.md has the
+// figures). The kernels end with VZEROUPPER, so the Go code around them
+// (legacy SSE) is not affected.
 func TestAVX2KernelsVEXOnly(t *testing.T) {
 	var files []string
 	err := filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
