@@ -25,6 +25,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if role := os.Getenv(lineChildEnv); role != "" {
+		if err := lineChild(role); err != nil {
+			fmt.Fprintln(os.Stderr, "shm line child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if role := os.Getenv(childEnv); role != "" {
 		if err := echoChild(role); err != nil {
 			fmt.Fprintln(os.Stderr, "shm test child:", err)
