@@ -9,8 +9,8 @@
 #
 # Usage: scripts/coll-vs-mpich.sh     Needs mpicc and mpirun (Debian: mpich).
 # BIN=DIR uses the programs already built in DIR (gompirun, osu and coll,
-# built as below) instead of building them, for a host without Go or
-# mpicc; mpirun is still needed.
+# as scripts/mpich/programs.sh builds them) instead of building them, for
+# a host without Go or mpicc; mpirun is still needed.
 # Environment: NP (default 2); RUNS (default 5); TESTS (default "allreduce
 # bcast reduce barrier alltoall"); MIN and MAX (default 8 and 1048576);
 # ITERS and WARMUP, timed and untimed calls up to 8 KiB, a tenth above
@@ -24,24 +24,8 @@ MIN=${MIN:-8}
 MAX=${MAX:-1048576}
 ITERS=${ITERS:-1000}
 WARMUP=${WARMUP:-200}
-need="mpicc mpirun"
-[ -z "${BIN:-}" ] || need=mpirun
-for c in $need; do
-	command -v $c >/dev/null || { echo "coll-vs-mpich.sh: $c not found (Debian: apt-get install mpich)" >&2; exit 1; }
-done
-
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-if [ -n "${BIN:-}" ]; then
-	for p in gompirun osu coll; do
-		[ -x "$BIN/$p" ] || { echo "coll-vs-mpich.sh: BIN=$BIN has no executable $p" >&2; exit 2; }
-		ln -s "$(cd "$BIN" && pwd)/$p" "$bin/$p"
-	done
-else
-	mpicc -O2 -o "$bin/coll" scripts/mpich/coll.c
-	go build -o "$bin/gompirun" ./cmd/gompirun
-	go build -o "$bin/osu" ./samples/osu
-fi
+. scripts/mpich/programs.sh
+programs coll-vs-mpich.sh coll -O2
 
 out="$bin/figures"
 i=0

@@ -7,8 +7,8 @@
 #
 # Usage: scripts/shm-vs-mpich.sh     Needs mpicc and mpirun (Debian: mpich).
 # BIN=DIR uses the programs already built in DIR (gompirun, osu and pingpong,
-# built as below) instead of building them, for a host without Go or
-# mpicc; mpirun is still needed.
+# as scripts/mpich/programs.sh builds them) instead of building them, for
+# a host without Go or mpicc; mpirun is still needed.
 # Environment: RUNS (default 9); LAT_ITERS and WARMUP, round trips timed and
 # untimed (default 10000 each); BW_ITERS, timed windows of 64 messages
 # (default 200).
@@ -23,24 +23,8 @@ RUNS=${RUNS:-9}
 LAT_ITERS=${LAT_ITERS:-10000}
 WARMUP=${WARMUP:-10000}
 BW_ITERS=${BW_ITERS:-200}
-need="mpicc mpirun"
-[ -z "${BIN:-}" ] || need=mpirun
-for c in $need; do
-	command -v $c >/dev/null || { echo "shm-vs-mpich.sh: $c not found (Debian: apt-get install mpich)" >&2; exit 1; }
-done
-
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-if [ -n "${BIN:-}" ]; then
-	for p in gompirun osu pingpong; do
-		[ -x "$BIN/$p" ] || { echo "shm-vs-mpich.sh: BIN=$BIN has no executable $p" >&2; exit 2; }
-		ln -s "$(cd "$BIN" && pwd)/$p" "$bin/$p"
-	done
-else
-	mpicc -O2 -Wno-stringop-overflow -o "$bin/pingpong" scripts/mpich/pingpong.c
-	go build -o "$bin/gompirun" ./cmd/gompirun
-	go build -o "$bin/osu" ./samples/osu
-fi
+. scripts/mpich/programs.sh
+programs shm-vs-mpich.sh pingpong -O2 -Wno-stringop-overflow
 
 out="$bin/figures"
 i=0
