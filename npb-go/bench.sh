@@ -6,8 +6,9 @@
 #
 # For every kernel and process count it prints the best (smallest) of -runs
 # runs of: the kernel's own "Time in seconds" (npb-s) and the wall time of
-# the whole job (wall-s: launch, setup and verification included). -ref DIR
-# is the bin directory of an NPB 3.4 MPI build (holding k.CLASS.x), run with
+# the whole job (wall-s: launch, setup and verification included); the
+# last two columns are the largest npb-s of each side, for the spread.
+# -ref DIR is the bin directory of an NPB 3.4 MPI build (holding k.CLASS.x), run with
 # `mpirun -np N` the same number of times, alternating with the Go runs so
 # that both see the same load; ratio is ref-npb-s / go-npb-s (above 1: Go
 # faster). SP and BT need a square number of processes: they run on the next
@@ -72,7 +73,12 @@ best() {
 	printf '%s\n' "$@" | awk 'NR == 1 || $1 < t { t = $1 } NR == 1 || $2 < w { w = $2 } END { printf "%.2f %.2f", t, w }'
 }
 
-printf "%-6s %-5s %-5s %-9s %-9s %-9s %-9s %s\n" kernel class ranks go-npb-s go-wall-s ref-npb-s ref-wall-s ratio
+# worst "a b" "c d" ...: the largest npb-s, for the spread.
+worst() {
+	printf '%s\n' "$@" | awk 'NR == 1 || $1 > t { t = $1 } END { printf "%.2f", t }'
+}
+
+printf "%-6s %-5s %-5s %-9s %-9s %-9s %-9s %-6s %-9s %s\n" kernel class ranks go-npb-s go-wall-s ref-npb-s ref-wall-s ratio go-max-s ref-max-s
 # ranks K N: the process count kernel K runs on for -np N.
 ranks() {
 	case $1 in
@@ -95,12 +101,12 @@ for k in $kernels; do
 				r+=("$(one mpirun -np "$np" "$ref/$k.$class.x")")
 			fi
 		done
-		gb=$(best "${g[@]}")
-		rb="- -" ratio=-
+		gb=$(best "${g[@]}") gw=$(worst "${g[@]}")
+		rb="- -" rw=- ratio=-
 		if [ -n "$ref" ]; then
-			rb=$(best "${r[@]}")
+			rb=$(best "${r[@]}") rw=$(worst "${r[@]}")
 			ratio=$(awk -v g="${gb%% *}" -v r="${rb%% *}" 'BEGIN { if (g > 0) printf "%.2f", r / g; else print "-" }')
 		fi
-		printf "%-6s %-5s %-5s %-9s %-9s %-9s %-9s %s\n" "$k" "$class" "$np" $gb $rb "$ratio"
+		printf "%-6s %-5s %-5s %-9s %-9s %-9s %-9s %-6s %-9s %s\n" "$k" "$class" "$np" $gb $rb "$ratio" "$gw" "$rw"
 	done
 done
