@@ -132,6 +132,25 @@ func TestHeaderRoundTrip(t *testing.T) {
 	}
 }
 
+// TestHeaderDecodeInPlace: Decode overwrites every field of the header it
+// decodes into (a pooled frame's, say), so nothing of a previous frame
+// survives; a short buffer leaves it zero.
+func TestHeaderDecodeInPlace(t *testing.T) {
+	want := Header{Kind: Data, Src: 1, Dst: 2, Size: 10}
+	var b [HeaderSize]byte
+	EncodeHeader(b[:], &want)
+	stale := Header{Kind: Ack, Flags: FlagSync, Context: 9, Src: 7, Dst: 8, Tag: 5,
+		SendID: 6, RecvID: 4, Size: 3, Arrival: 2.5}
+	h := stale
+	if err := h.Decode(b[:]); err != nil || h != want {
+		t.Fatalf("decoded over a stale header: %+v, %v; want %+v", h, err, want)
+	}
+	h = stale
+	if err := h.Decode(b[:HeaderSize-1]); err != ErrShortHeader || h != (Header{}) {
+		t.Fatalf("short buffer: %+v, %v; want a zero header and ErrShortHeader", h, err)
+	}
+}
+
 func TestDecodeHeaderRejectsBadInput(t *testing.T) {
 	good := Header{Kind: Data, Src: 1, Dst: 2, Size: 10}
 	mutate := map[string]func(b []byte){
