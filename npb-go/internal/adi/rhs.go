@@ -144,9 +144,7 @@ func (s *State) dissipationRow(cl *cell, d, j, kk int) {
 		b := s.idx(0, j, kk)
 		seg := func(from, to, kind int) {
 			if from < to {
-				for m := 0; m < 5; m++ {
-					dissRow(kind, dssp, cl.rhs, cl.u, m*cv+b+from, to-from, 1)
-				}
+				dissRow(kind, dssp, cl.rhs, cl.u, b+from, to-from, 1, 5, cv)
 			}
 		}
 		if cl.start[0] > 0 {
@@ -168,11 +166,7 @@ func (s *State) dissipationRow(cl *cell, d, j, kk int) {
 	i0 := cl.start[0]
 	n := cl.size[0] - cl.end[0] - i0
 	b := s.idx(i0, j, kk)
-	apply := func(kind int) {
-		for m := 0; m < 5; m++ {
-			dissRow(kind, dssp, cl.rhs, cl.u, m*cv+b, n, sd)
-		}
-	}
+	apply := func(kind int) { dissRow(kind, dssp, cl.rhs, cl.u, b, n, sd, 5, cv) }
 	if cl.start[d] > 0 {
 		if pos == 1 {
 			apply(1)
@@ -195,9 +189,32 @@ func (s *State) dissipationRow(cl *cell, d, j, kk int) {
 }
 
 // dissRow applies one dissipation stencil along stride sd to the n points
-// from b on: 1 and 2 after the lower boundary, 3 inside, 4 and 5 before
-// the upper boundary.
-func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd int) {
+// from b on, in comps components cv apart (the rhs's five in one call, or
+// one): 1 and 2 after the lower boundary, 3 inside, 4 and 5 before the
+// upper boundary. The interior stencil's AVX2 kernel does every
+// component's leading multiple of 4 points in one call.
+func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd, comps, cv int) {
+	from := 0
+	if kind == 3 && comps > 0 {
+		if from = vecPrefix(n); from > 0 {
+			// The kernel reaches from the first component's lowest point
+			// to the last one's highest: checking those two bounds every
+			// access in between.
+			last := (comps-1)*cv + b
+			_, _ = view(rhs, b, from), view(rhs, last, from)
+			_, _ = view(u, b-2*sd, from), view(u, last+2*sd, from)
+			p := [6]*float64{&rhs[b], &u[b-2*sd], &u[b-sd], &u[b], &u[b+sd], &u[b+2*sd]}
+			dissInteriorAVX2(&p, from, dssp, comps, 8*cv)
+		}
+	}
+	for m := 0; m < comps; m++ {
+		dissPoints(kind, dssp, rhs, u, m*cv+b, n, sd, from)
+	}
+}
+
+// dissPoints is dissRow's stencil on one component, in Go, from point
+// from on.
+func dissPoints(kind int, dssp float64, rhs, u []float64, b, n, sd, from int) {
 	R := view(rhs, b, n)
 	U := view(u, b, n)[:len(R)]
 	Up := view(u, b+sd, n)[:len(R)]
@@ -205,33 +222,28 @@ func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd int) {
 	switch kind {
 	case 1:
 		Upp := view(u, b+2*sd, n)[:len(R)]
-		for i := range R {
+		for i := from; i < len(R); i++ {
 			R[i] -= dssp * (5.0*U[i] - 4.0*Up[i] + Upp[i])
 		}
 	case 2:
 		Upp := view(u, b+2*sd, n)[:len(R)]
-		for i := range R {
+		for i := from; i < len(R); i++ {
 			R[i] -= dssp * (-4.0*Um[i] + 6.0*U[i] - 4.0*Up[i] + Upp[i])
 		}
 	case 3:
 		Upp := view(u, b+2*sd, n)[:len(R)]
 		Umm := view(u, b-2*sd, n)[:len(R)]
-		i := vecPrefix(len(R))
-		if i > 0 {
-			p := [6]*float64{&R[0], &Umm[0], &Um[0], &U[0], &Up[0], &Upp[0]}
-			dissInteriorAVX2(&p, i, dssp)
-		}
-		for ; i < len(R); i++ {
+		for i := from; i < len(R); i++ {
 			R[i] -= dssp * (Umm[i] - 4.0*Um[i] + 6.0*U[i] - 4.0*Up[i] + Upp[i])
 		}
 	case 4:
 		Umm := view(u, b-2*sd, n)[:len(R)]
-		for i := range R {
+		for i := from; i < len(R); i++ {
 			R[i] -= dssp * (Umm[i] - 4.0*Um[i] + 6.0*U[i] - 4.0*Up[i])
 		}
 	case 5:
 		Umm := view(u, b-2*sd, n)[:len(R)]
-		for i := range R {
+		for i := from; i < len(R); i++ {
 			R[i] -= dssp * (Umm[i] - 4.0*Um[i] + 5.0*U[i])
 		}
 	}

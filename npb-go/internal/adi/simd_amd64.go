@@ -72,7 +72,7 @@ func lhsPMAVX2(p *[17]*float64, n int, dtt2 float64)
 func lhsDissInteriorAVX2(p *[5]*float64, n int, comz1, comz4, comz6 float64)
 
 //go:noescape
-func dissInteriorAVX2(p *[6]*float64, n int, dssp float64)
+func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int)
 
 //go:noescape
 func primitivesAVX2(p *[10]*float64, n int)

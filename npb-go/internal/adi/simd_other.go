@@ -51,7 +51,7 @@ func lhsDissInteriorAVX2(p *[5]*float64, n int, comz1, comz4, comz6 float64) {
 	panic("adi: no AVX2 kernels in this build")
 }
 
-func dissInteriorAVX2(p *[6]*float64, n int, dssp float64) {
+func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int) {
 	panic("adi: no AVX2 kernels in this build")
 }
 

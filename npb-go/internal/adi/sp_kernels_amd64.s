@@ -275,37 +275,60 @@ lhsDissDone:
 	VZEROUPPER
 	RET
 
-// func dissInteriorAVX2(p *[6]*float64, n int, dssp float64)
-// p: R Umm Um U Up Upp; R -= dssp * (Umm - 4*Um + 6*U - 4*Up + Upp)
-TEXT ·dissInteriorAVX2(SB), NOSPLIT, $0-24
+// func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int)
+// p: R Umm Um U Up Upp; R -= dssp * (Umm - 4*Um + 6*U - 4*Up + Upp) on
+// the n points from each pointer on, for comps components stride bytes
+// apart in every array (the rhs's five, in one call). The pointers live
+// in R8-R13 and move by stride; the table is only read.
+TEXT ·dissInteriorAVX2(SB), NOSPLIT, $0-40
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	VBROADCASTSD dssp+16(FP), Y15
+	MOVQ comps+24(FP), SI
+	MOVQ stride+32(FP), DI
 	CONST(FOUR, Y14, X14)
 	CONST(SIX, Y13, X13)
 	SHLQ $3, CX
+	MOVQ 0(AX), R8
+	MOVQ 8(AX), R9
+	MOVQ 16(AX), R10
+	MOVQ 24(AX), R11
+	MOVQ 32(AX), R12
+	MOVQ 40(AX), R13
+dissComp:
+	TESTQ SI, SI
+	JLE dissDone
 	XORQ BX, BX
 diss:
 	CMPQ BX, CX
-	JGE dissDone
-	LD(1, Y0)           // Umm
-	LD(2, Y1)
-	VMULPD Y14, Y1, Y1  // 4*Um
+	JGE dissNext
+	VMOVUPD (R9)(BX*1), Y0   // Umm
+	VMOVUPD (R10)(BX*1), Y1
+	VMULPD Y14, Y1, Y1       // 4*Um
 	VSUBPD Y1, Y0, Y0
-	LD(3, Y2)
-	VMULPD Y13, Y2, Y2  // 6*U
+	VMOVUPD (R11)(BX*1), Y2
+	VMULPD Y13, Y2, Y2       // 6*U
 	VADDPD Y2, Y0, Y0
-	LD(4, Y3)
-	VMULPD Y14, Y3, Y3  // 4*Up
+	VMOVUPD (R12)(BX*1), Y3
+	VMULPD Y14, Y3, Y3       // 4*Up
 	VSUBPD Y3, Y0, Y0
-	LD(5, Y4)
+	VMOVUPD (R13)(BX*1), Y4
 	VADDPD Y4, Y0, Y0
 	VMULPD Y0, Y15, Y0
-	LD(0, Y5)
+	VMOVUPD (R8)(BX*1), Y5
 	VSUBPD Y0, Y5, Y5
-	ST(Y5, 0)
+	VMOVUPD Y5, (R8)(BX*1)
 	ADDQ $32, BX
 	JMP diss
+dissNext:
+	ADDQ DI, R8
+	ADDQ DI, R9
+	ADDQ DI, R10
+	ADDQ DI, R11
+	ADDQ DI, R12
+	ADDQ DI, R13
+	DECQ SI
+	JMP dissComp
 dissDone:
 	VZEROUPPER
 	RET

@@ -48,7 +48,10 @@ func TestSPKernelsAVX2(t *testing.T) {
 			s.lhsDiss(3, a[0][:n], a[1][:n], a[2][:n], a[3][:n], a[4][:n])
 		}},
 		{"dissRow", 2, func(a [][]float64, c []float64, n int) {
-			dissRow(3, c[0], a[0], a[1], 2*stride+1, n, stride)
+			dissRow(3, c[0], a[0], a[1], 2*stride+1, n, stride, 1, 0)
+		}},
+		{"dissRow, four components", 2, func(a [][]float64, c []float64, n int) {
+			dissRow(3, c[0], a[0], a[1], 2, n, 1, 4, stride)
 		}},
 	}
 	defer func(v bool) { haveAVX2 = v }(haveAVX2)
