@@ -198,8 +198,8 @@ func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd, comps, cv int) 
 	if kind == 3 && comps > 0 {
 		if from = vecPrefix(n); from > 0 {
 			// The kernel reaches from the first component's lowest point
-			// to the last one's highest: checking those two bounds every
-			// access in between.
+			// to the last one's highest; checking those two bounds checks
+			// every access in between.
 			last := (comps-1)*cv + b
 			_, _ = view(rhs, b, from), view(rhs, last, from)
 			_, _ = view(u, b-2*sd, from), view(u, last+2*sd, from)
