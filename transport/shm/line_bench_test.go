@@ -3,11 +3,13 @@
 package shm
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,18 +83,14 @@ func BenchmarkLineRoundTrip(b *testing.B) {
 // lineChild answers n round trips of BenchmarkLineRoundTrip; it gives up
 // after 10 s without a ping (the parent is gone).
 func lineChild(role string) error {
-	var path string
-	var n uint64
-	for i := len(role) - 1; i >= 0; i-- {
-		if role[i] == ' ' {
-			path = role[:i]
-			v, err := strconv.ParseUint(role[i+1:], 10, 64)
-			if err != nil {
-				return err
-			}
-			n = v
-			break
-		}
+	i := strings.LastIndexByte(role, ' ')
+	if i < 0 {
+		return fmt.Errorf("bad %s=%q", lineChildEnv, role)
+	}
+	path := role[:i]
+	n, err := strconv.ParseUint(role[i+1:], 10, 64)
+	if err != nil {
+		return err
 	}
 	ping, pong, unmap, err := mapLines(path)
 	if err != nil {

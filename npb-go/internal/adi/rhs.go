@@ -207,6 +207,9 @@ func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd, comps, cv int) 
 			dissInteriorAVX2(&p, from, dssp, comps, 8*cv)
 		}
 	}
+	if from == n {
+		return // the kernel did every point
+	}
 	for m := 0; m < comps; m++ {
 		dissPoints(kind, dssp, rhs, u, m*cv+b, n, sd, from)
 	}

@@ -43,7 +43,10 @@ func TestAVX2KernelsVEXOnly(t *testing.T) {
 	}
 }
 
-var vecReg = regexp.MustCompile(`^\(?[XYZ]([0-9]|1[0-5])\)?$`)
+var (
+	vecReg    = regexp.MustCompile(`^\(?[XYZ]([0-9]|1[0-5])\)?$`)
+	macroHead = regexp.MustCompile(`^#define\s+\w+\(([^)]*)\)`)
+)
 
 // legacyVectorInstructions returns the statements of a Go assembly source
 // that are not VEX encoded (no V prefix) yet name a vector register: X0-X15,
@@ -55,7 +58,7 @@ func legacyVectorInstructions(src string) []string {
 		line := lines[i]
 		var params []string
 		block := []string{line}
-		if m := regexp.MustCompile(`^#define\s+\w+\(([^)]*)\)`).FindStringSubmatch(line); m != nil {
+		if m := macroHead.FindStringSubmatch(line); m != nil {
 			for _, p := range strings.Split(m[1], ",") {
 				params = append(params, strings.TrimSpace(p))
 			}
