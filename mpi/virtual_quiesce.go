@@ -47,9 +47,9 @@ import (
 // what it woke is visible (the rank no longer asleep, or in another nap).
 // Nothing else crosses processes: TCP releases a borrowed payload when it
 // has written it, on the sender's goroutine, and shared memory in virtual
-// runs does so when the payload is in the ring or copied for lending
-// (shm.Config.LendCopies); the completion of a lent copy then only
-// recycles the copy, and is counted all the same.
+// runs does so when the payload is in the ring, written into the receive
+// buffer, or copied for lending (shm.Config.LendCopies); the completion of
+// a lent copy then only recycles the copy, and is counted all the same.
 
 // countingRoute counts the frames hosted ranks send to other processes.
 type countingRoute struct {

@@ -36,6 +36,18 @@ func (ib *Inbox) ForgetPayload(id uint64) {
 	l.mu.Unlock()
 }
 
+// PeekPayloadDest returns the buffer registered for the rendezvous DATA
+// with RecvID id, leaving the registration in place: a transport that
+// tells the sender where to put the payload (shared memory in virtual
+// runs) announces it with the ACK. Any goroutine may call it.
+func (ib *Inbox) PeekPayloadDest(id uint64) (buf []byte, ok bool) {
+	l := &ib.landings
+	l.mu.Lock()
+	buf, ok = l.buf[id]
+	l.mu.Unlock()
+	return buf, ok
+}
+
 // TakePayloadDest returns the buffer registered for the rendezvous DATA
 // with RecvID id and removes the registration; ok is false when there is
 // none.

@@ -46,19 +46,43 @@ func probeCMA() (bool, string) {
 	return true, ""
 }
 
-// cmaRead is the read the receiver uses; tests replace it to simulate a
-// kernel that refuses.
-var cmaRead = readRemote
+// probeCMAWrite reports whether this process can write others' memory
+// with process_vm_writev (landing.go), trying a write of its own memory.
+func probeCMAWrite() bool {
+	src := uint64(0x5eed)
+	var dst uint64
+	_, err := writeRemote(os.Getpid(), uintptr(unsafe.Pointer(&dst)), unsafe.Slice((*byte)(unsafe.Pointer(&src)), 8))
+	return err == nil && dst == src
+}
+
+// cmaRead is the read the receiver uses, cmaWrite the write a sender uses
+// to land a payload; tests replace them to simulate a kernel that refuses.
+var (
+	cmaRead  = readRemote
+	cmaWrite = writeRemote
+)
 
 // readRemote fills dst from address addr of process pid.
 func readRemote(pid int, addr uintptr, dst []byte) (int, error) {
+	return transferRemote(pid, addr, dst, unix.ProcessVMReadv, "process_vm_readv")
+}
+
+// writeRemote copies src to address addr of process pid.
+func writeRemote(pid int, addr uintptr, src []byte) (int, error) {
+	return transferRemote(pid, addr, src, unix.ProcessVMWritev, "process_vm_writev")
+}
+
+// transferRemote moves all of local to or from address addr of process pid
+// with call, in pieces of at most 1 GiB, resuming after partial transfers.
+func transferRemote(pid int, addr uintptr, local []byte,
+	call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error), name string) (int, error) {
 	done := 0
-	for done < len(dst) {
-		n := min(len(dst)-done, 1<<30)
-		local := []unix.Iovec{{Base: &dst[done]}}
-		local[0].SetLen(n)
-		remote := []unix.RemoteIovec{{Base: addr + uintptr(done), Len: n}}
-		got, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	for done < len(local) {
+		n := min(len(local)-done, 1<<30)
+		liov := []unix.Iovec{{Base: &local[done]}}
+		liov[0].SetLen(n)
+		riov := []unix.RemoteIovec{{Base: addr + uintptr(done), Len: n}}
+		got, err := call(pid, liov, riov, 0)
 		if err == unix.EINTR {
 			continue
 		}
@@ -66,7 +90,7 @@ func readRemote(pid int, addr uintptr, dst []byte) (int, error) {
 			return done, err
 		}
 		if got == 0 {
-			return done, errors.New("process_vm_readv made no progress")
+			return done, errors.New(name + " made no progress")
 		}
 		done += got
 	}

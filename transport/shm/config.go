@@ -32,8 +32,11 @@
 // with process_vm_readv (Linux cross-memory attach) straight from the
 // sender's buffer into the user's receive buffer: one copy. Freeing that
 // frame sends a completion record back, upon which the sender releases its
-// frame. With Config.LendCopies (virtual-time runs) a large payload is
-// copied first and the copy lent, so the sender's buffer is free at once. Where process_vm_readv is not permitted (GOMPI_SHM_CMA=0, a Yama
+// frame. With Config.LendCopies (virtual-time runs) the sender does not wait
+// for that: it writes the payload into the receive buffer its ACK named,
+// with process_vm_writev, or, where it cannot, copies a large payload
+// first and lends the copy (landing.go). A DATA streaming through the ring
+// is copied straight into the receive buffer. Where process_vm_readv is not permitted (GOMPI_SHM_CMA=0, a Yama
 // ptrace_scope above 1, a seccomp filter, or a refusal at run time) the
 // payload streams through the ring in chunks instead; Transport.Path says
 // which path is in use.
@@ -61,15 +64,15 @@ type Config struct {
 
 	// Inboxes are this process's ranks' inboxes, in world-rank order.
 	Inboxes []*transport.Inbox
-	// LendCopies makes a sender lend the receiver a copy of a large
-	// borrowed payload (one that would take several ring records) rather
-	// than its own buffer: the sender's buffer is free once the copy is
-	// made, so a sender never waits for its receiver's progress, as when
-	// the payload streams through the ring, and the receiver still reads
-	// it with one copy (cma.go) instead of two. Virtual-time runs need
-	// the sender not to wait: the receiver may hold the DATA back until
-	// its clock reaches it (Algorithm 2), a dependency of the host's, not
-	// of the target's.
+	// LendCopies makes a sender never wait for its receiver's progress
+	// to get a borrowed buffer back: it writes a rendezvous payload
+	// straight into the receive buffer the ACK named (landing.go), and
+	// where it cannot, lends the receiver a copy of a large payload (one
+	// that would take several ring records) rather than its own buffer,
+	// which the receiver reads with one copy (cma.go). Virtual-time runs
+	// need the sender not to wait: the receiver may hold the DATA back
+	// until its clock reaches it (Algorithm 2), a dependency of the
+	// host's, not of the target's.
 	LendCopies bool
 }
 

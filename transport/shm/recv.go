@@ -110,11 +110,14 @@ func (t *Transport) handle(r *inRing, typ byte, body []byte) (*transport.Inbox, 
 		if p == nil {
 			return nil, fmt.Errorf("shm: ring from process %d: payload chunk outside a frame", r.from)
 		}
-		if p.got+len(body) > len(p.f.Payload) {
-			return nil, fmt.Errorf("shm: ring from process %d: chunk overflows its %d-byte frame", r.from, len(p.f.Payload))
+		if p.got+len(body) > p.due {
+			return nil, fmt.Errorf("shm: ring from process %d: chunk overflows its %d-byte frame", r.from, p.due)
 		}
-		p.got += copy(p.f.Payload[p.got:], body)
-		if p.got < len(p.f.Payload) {
+		// A landed payload's buffer may be shorter than the message (the
+		// receive truncates): what does not fit is dropped.
+		copy(p.f.Payload[min(p.got, len(p.f.Payload)):], body)
+		p.got += len(body)
+		if p.got < p.due {
 			return nil, nil
 		}
 		r.partial = nil
@@ -122,6 +125,10 @@ func (t *Transport) handle(r *inRing, typ byte, body []byte) (*transport.Inbox, 
 		return p.ib, nil
 	case recRdv:
 		return t.handleRdv(r, body)
+	case recLand:
+		return t.handleLand(r, body)
+	case recLanded:
+		return t.handleLanded(r, body)
 	case recDone:
 		return nil, t.handleDone(r, body)
 	}
@@ -171,9 +178,14 @@ func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error
 		f.Free()
 		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes for a %d-byte frame", r.from, len(data), plen)
 	}
-	n := copy(f.AllocPayload(int(plen)), data)
-	if int64(n) < plen {
-		r.partial = &partialFrame{f: f, ib: ib, got: n}
+	if buf, ok := landing(ib, &f.Header); ok {
+		f.Payload = buf[:min(int64(len(buf)), plen)]
+	} else {
+		f.AllocPayload(int(plen))
+	}
+	copy(f.Payload, data)
+	if n := len(data); int64(n) < plen {
+		r.partial = &partialFrame{f: f, ib: ib, got: n, due: int(plen)}
 		return nil, nil
 	}
 	ib.Deliver(f)

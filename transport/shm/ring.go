@@ -29,6 +29,13 @@ const (
 	recChunk = 3 // the next part of a frame's payload
 	recRdv   = 4 // frame header + address, length, token: read it with process_vm_readv
 	recDone  = 5 // token: the receiver is done with the sender's buffer
+	// An ACK + the address and length of the receive buffer it is for
+	// (virtual-time runs; see landing.go).
+	recLand = 6
+	// A rendezvous DATA's header: its payload is already in the receive
+	// buffer its ACK named (landing.go).
+	recLanded = 7
+	recLast   = recLanded
 
 	rdvBody = 24 // address, length, token after the frame header
 
@@ -140,7 +147,7 @@ func (r *inRing) next() (typ byte, body []byte, recLen int, ok bool, err error) 
 		err = fmt.Errorf("shm: ring from process %d: bad record length %d", r.from, n)
 	case blen > n-recHdr:
 		err = fmt.Errorf("shm: ring from process %d: record body %d exceeds record %d", r.from, blen, n)
-	case typ < recPad || typ > recDone:
+	case typ < recPad || typ > recLast:
 		err = fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
 	}
 	if err != nil {

@@ -42,6 +42,12 @@ func (t *Transport) Send(f *transport.Frame) error {
 	if err != nil {
 		return err
 	}
+	if f.Borrowed() && len(f.Payload) > 0 {
+		// Into the receive buffer its ACK named (landing.go), if it did.
+		if sent, err := t.sendLanded(pr, f); sent {
+			return err
+		}
+	}
 	if f.Borrowed() && len(f.Payload) > 0 && t.cma && pr.seg.u32(offCMA).Load() == 1 {
 		if !t.cfg.LendCopies {
 			return t.sendRdv(pr, f)
@@ -49,6 +55,12 @@ func (t *Transport) Send(f *transport.Frame) error {
 		if len(f.Payload) > maxRecordPayload(pr) {
 			lendCopy(f)
 			return t.sendRdv(pr, f)
+		}
+	}
+	if f.Kind == transport.Ack && t.cmaWrite.Load() {
+		// Name the receive buffer, for the sender to write into.
+		if sent, err := t.sendLanding(pr, f); sent {
+			return err
 		}
 	}
 	pr.out.mu.Lock()
@@ -129,26 +141,35 @@ func (t *Transport) sendRdv(pr *peer, f *transport.Frame) error {
 	t.pending[tok] = f
 	t.pendMu.Unlock()
 
-	pr.out.mu.Lock()
-	if pr.nctrl.Load() > 0 {
-		t.flushCtrlLocked(pr)
-	}
-	b, err := t.room(pr, transport.HeaderSize+rdvBody)
-	if err == nil {
-		putRecHdr(b, len(b), transport.HeaderSize+rdvBody, recRdv)
-		transport.EncodeHeader(b[recHdr:], &h)
-		d := b[recHdr+transport.HeaderSize:]
-		binary.LittleEndian.PutUint64(d[0:], addr)
-		binary.LittleEndian.PutUint64(d[8:], size)
-		binary.LittleEndian.PutUint64(d[16:], tok)
-		pr.out.publish(len(b))
-		notify(pr)
-	}
-	pr.out.mu.Unlock()
+	err := t.sendDescriptor(pr, recRdv, &h, addr, size, tok)
 	if err != nil {
 		t.takePending(tok)
 	}
 	return err
+}
+
+// sendDescriptor writes a record of type typ: frame header h followed by
+// words, little-endian.
+func (t *Transport) sendDescriptor(pr *peer, typ byte, h *transport.Header, words ...uint64) error {
+	n := transport.HeaderSize + 8*len(words)
+	pr.out.mu.Lock()
+	defer pr.out.mu.Unlock()
+	if pr.nctrl.Load() > 0 {
+		t.flushCtrlLocked(pr)
+	}
+	b, err := t.room(pr, n)
+	if err != nil {
+		return err
+	}
+	putRecHdr(b, len(b), n, typ)
+	transport.EncodeHeader(b[recHdr:], h)
+	d := b[recHdr+transport.HeaderSize:]
+	for i, w := range words {
+		binary.LittleEndian.PutUint64(d[8*i:], w)
+	}
+	pr.out.publish(len(b))
+	notify(pr)
+	return nil
 }
 
 func (t *Transport) takePending(tok uint64) *transport.Frame {

@@ -53,6 +53,12 @@ type Transport struct {
 
 	cma    bool // this process may read others with process_vm_readv
 	cmaWhy string
+	// cmaWrite: this process may write others' receive buffers with
+	// process_vm_writev (landing.go), until the kernel refuses once.
+	cmaWrite atomic.Bool
+
+	landMu sync.Mutex
+	lands  map[landKey]remoteBuf // receive buffers named by ACKs, until their DATA is sent
 	// spinFor is how long a rank polls before it sleeps (SpinBeforeSleep),
 	// zero when the process hosts more ranks than processors.
 	spinFor time.Duration
@@ -99,10 +105,12 @@ type ctrlRec struct {
 	token uint64
 }
 
+// partialFrame is a frame whose payload continues in chunk records: got of
+// its due bytes have come.
 type partialFrame struct {
-	f   *transport.Frame
-	ib  *transport.Inbox
-	got int
+	f        *transport.Frame
+	ib       *transport.Inbox
+	got, due int
 }
 
 // Open creates this process's receive segment and registers the transport
@@ -145,6 +153,7 @@ func Open(cfg Config) (*Transport, error) {
 		}
 	}
 	t.cma, t.cmaWhy = probeCMA()
+	t.cmaWrite.Store(t.cma && cfg.LendCopies && probeCMAWrite())
 	t.own, err = createSegment(t.segmentPath(cfg.LocalProc), nlocal, ringSize, t.cma)
 	if err != nil {
 		return nil, err
@@ -226,6 +235,9 @@ func (t *Transport) segmentPath(p int) string {
 
 // Path says how large (rendezvous) payloads travel from this process.
 func (t *Transport) Path() string {
+	if t.cmaWrite.Load() {
+		return "single copy (process_vm_writev into the receive buffer)"
+	}
 	if t.cma && t.cfg.LendCopies {
 		return "single copy (process_vm_readv) of a copy the sender lends"
 	}
