@@ -99,6 +99,10 @@ func (s *State) computeRHS() {
 func (s *State) fluxRow(cl *cell, d, b, n int) {
 	k := &s.k
 	cv := s.cv
+	if fluxRowVector(cl, b, n, s.stride[d], cv) {
+		s.fluxRowFused(cl, d, b, n)
+		return
+	}
 	fc := &s.fc[d]
 	t2, con2, con3, con4, con5 := fc.t2, fc.con2, fc.con3, fc.con4, fc.con5
 	dd := &fc.dd
@@ -192,19 +196,29 @@ func (s *State) dissipationRow(cl *cell, d, j, kk int) {
 // from b on, in comps components cv apart (the rhs's five in one call, or
 // one): 1 and 2 after the lower boundary, 3 inside, 4 and 5 before the
 // upper boundary. The interior stencil's AVX2 kernel does every
-// component's leading multiple of 4 points in one call.
+// component's points in one call, the last n%4 with masked stores where
+// the arrays reach to the end of their group of four (rows inside a cell
+// do), else only the leading multiple of 4, and Go the rest.
 func dissRow(kind int, dssp float64, rhs, u []float64, b, n, sd, comps, cv int) {
 	from := 0
-	if kind == 3 && comps > 0 {
-		if from = vecPrefix(n); from > 0 {
-			// The kernel reaches from the first component's lowest point
-			// to the last one's highest; checking those two bounds checks
-			// every access in between.
-			last := (comps-1)*cv + b
+	if kind == 3 && comps > 0 && n > 0 && haveAVX2 {
+		// The kernel reaches from the first component's lowest point
+		// to the last one's highest; checking those two bounds checks
+		// every access in between.
+		last := (comps-1)*cv + b
+		var mask [4]int64
+		if end := last + (n+3)&^3; b >= 2*sd && end <= len(rhs) && end+2*sd <= len(u) {
+			for i := range n & 3 {
+				mask[i] = -1
+			}
+			from = n
+		} else if from = vecPrefix(n); from > 0 {
 			_, _ = view(rhs, b, from), view(rhs, last, from)
 			_, _ = view(u, b-2*sd, from), view(u, last+2*sd, from)
+		}
+		if from > 0 {
 			p := [6]*float64{&rhs[b], &u[b-2*sd], &u[b-sd], &u[b], &u[b+sd], &u[b+2*sd]}
-			dissInteriorAVX2(&p, from, dssp, comps, 8*cv)
+			dissInteriorAVX2(&p, from, dssp, comps, 8*cv, &mask)
 		}
 	}
 	if from == n {

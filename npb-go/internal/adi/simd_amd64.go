@@ -72,7 +72,7 @@ func lhsPMAVX2(p *[17]*float64, n int, dtt2 float64)
 func lhsDissInteriorAVX2(p *[5]*float64, n int, comz1, comz4, comz6 float64)
 
 //go:noescape
-func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int)
+func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int, mask *[4]int64)
 
 //go:noescape
 func primitivesAVX2(p *[10]*float64, n int)
@@ -101,3 +101,9 @@ func fwd1Lines4AVX2(p *[6]*float64, stride, n int, st *[7][4]float64)
 
 //go:noescape
 func backLines4AVX2(p *[3]*float64, stride, n int)
+
+// fluxRowAVX2 does fluxRow's six loops over n points of a row
+// (flux_row.go).
+//
+//go:noescape
+func fluxRowAVX2(a *fluxRowArgs, n int)

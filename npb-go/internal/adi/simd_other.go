@@ -51,7 +51,7 @@ func lhsDissInteriorAVX2(p *[5]*float64, n int, comz1, comz4, comz6 float64) {
 	panic("adi: no AVX2 kernels in this build")
 }
 
-func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int) {
+func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int, mask *[4]int64) {
 	panic("adi: no AVX2 kernels in this build")
 }
 
@@ -75,3 +75,5 @@ func backLines4AVX2(p *[3]*float64, stride, n int) { panic("adi: no AVX2 kernels
 
 func primitivesAVX2(p *[10]*float64, n int)         { panic("adi: no AVX2 kernels in this build") }
 func speedAVX2(p *[5]*float64, n int, c1c2 float64) { panic("adi: no AVX2 kernels in this build") }
+
+func fluxRowAVX2(a *fluxRowArgs, n int) { panic("adi: no AVX2 kernels in this build") }

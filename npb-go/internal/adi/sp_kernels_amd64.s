@@ -275,19 +275,45 @@ lhsDissDone:
 	VZEROUPPER
 	RET
 
-// func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int)
+// DISSGROUP: Y5 = R - dssp*(Umm - 4*Um + 6*U - 4*Up + Upp) at the group
+// at BX (dissInteriorAVX2's registers).
+#define DISSGROUP \
+	VMOVUPD (R9)(BX*1), Y0; \
+	VMOVUPD (R10)(BX*1), Y1; \
+	VMULPD Y14, Y1, Y1; \
+	VSUBPD Y1, Y0, Y0; \
+	VMOVUPD (R11)(BX*1), Y2; \
+	VMULPD Y13, Y2, Y2; \
+	VADDPD Y2, Y0, Y0; \
+	VMOVUPD (R12)(BX*1), Y3; \
+	VMULPD Y14, Y3, Y3; \
+	VSUBPD Y3, Y0, Y0; \
+	VMOVUPD (R13)(BX*1), Y4; \
+	VADDPD Y4, Y0, Y0; \
+	VMULPD Y0, Y15, Y0; \
+	VMOVUPD (R8)(BX*1), Y5; \
+	VSUBPD Y0, Y5, Y5
+
+// func dissInteriorAVX2(p *[6]*float64, n int, dssp float64, comps, stride int, mask *[4]int64)
 // p: R Umm Um U Up Upp; R -= dssp * (Umm - 4*Um + 6*U - 4*Up + Upp) on
 // the n points from each pointer on, for comps components stride bytes
-// apart in every array (the rhs's five, in one call). The pointers live
-// in R8-R13 and move by stride; the table is only read.
-TEXT ·dissInteriorAVX2(SB), NOSPLIT, $0-40
+// apart in every array (the rhs's five, in one call): four points at a
+// time, and the last n%4 by the same code with a masked store (mask's
+// lanes), reading the arrays to the end of that group of four. The
+// pointers live in R8-R13 and move by stride; the table is only read.
+TEXT ·dissInteriorAVX2(SB), NOSPLIT, $0-48
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	VBROADCASTSD dssp+16(FP), Y15
 	MOVQ comps+24(FP), SI
 	MOVQ stride+32(FP), DI
+	MOVQ mask+40(FP), DX
+	VMOVDQU (DX), Y12
 	CONST(FOUR, Y14, X14)
 	CONST(SIX, Y13, X13)
+	MOVQ CX, R14
+	ANDQ $3, R14
+	SUBQ R14, CX
 	SHLQ $3, CX
 	MOVQ 0(AX), R8
 	MOVQ 8(AX), R9
@@ -301,25 +327,16 @@ dissComp:
 	XORQ BX, BX
 diss:
 	CMPQ BX, CX
-	JGE dissNext
-	VMOVUPD (R9)(BX*1), Y0   // Umm
-	VMOVUPD (R10)(BX*1), Y1
-	VMULPD Y14, Y1, Y1       // 4*Um
-	VSUBPD Y1, Y0, Y0
-	VMOVUPD (R11)(BX*1), Y2
-	VMULPD Y13, Y2, Y2       // 6*U
-	VADDPD Y2, Y0, Y0
-	VMOVUPD (R12)(BX*1), Y3
-	VMULPD Y14, Y3, Y3       // 4*Up
-	VSUBPD Y3, Y0, Y0
-	VMOVUPD (R13)(BX*1), Y4
-	VADDPD Y4, Y0, Y0
-	VMULPD Y0, Y15, Y0
-	VMOVUPD (R8)(BX*1), Y5
-	VSUBPD Y0, Y5, Y5
+	JGE dissTail
+	DISSGROUP
 	VMOVUPD Y5, (R8)(BX*1)
 	ADDQ $32, BX
 	JMP diss
+dissTail:
+	TESTQ R14, R14
+	JEQ dissNext
+	DISSGROUP
+	VMASKMOVPD Y5, Y12, (R8)(BX*1)
 dissNext:
 	ADDQ DI, R8
 	ADDQ DI, R9
