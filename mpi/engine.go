@@ -298,23 +298,56 @@ func (r *rank) dataFor(q *Request, f *transport.Frame) (d *transport.Frame, owne
 // reports truncation, and releases the frame.
 func (r *rank) copyOut(q *Request, f *transport.Frame) {
 	n, err := f.ReadPayload(q.buf)
-	q.status.Source = q.comm.rankOfWorld(int(f.Src))
-	q.status.Tag = int(f.Tag)
-	q.status.Bytes = n
-	if err != nil {
-		q.err = &Error{Class: ClassOther, Msg: "receiving from rank " + strconv.Itoa(int(f.Src)) + " failed", Err: err}
-	} else if int64(len(q.buf)) < f.Size {
-		q.err = errorf(ClassTruncate, "message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer",
-			f.Size, q.status.Source, f.Tag, len(q.buf))
-	}
-	q.status.Err = q.err
-	if r.trace != nil {
-		r.traceMessage(kindRecv, f.Context, f.Src, int32(r.id), f.SendID, f.Arrival)
-	}
+	r.received(q, &f.Header, n, err)
 	f.Free()
 	r.stats.recvd++
 	r.stats.recvdBytes += int64(n)
 	q.complete()
+}
+
+// received sets receive q's status and error for the n bytes of message h
+// it got (err: reading them failed).
+func (r *rank) received(q *Request, h *transport.Header, n int, err error) {
+	q.status.Source = q.comm.rankOfWorld(int(h.Src))
+	q.status.Tag = int(h.Tag)
+	q.status.Bytes = n
+	if err != nil {
+		q.err = &Error{Class: ClassOther, Msg: "receiving from rank " + strconv.Itoa(int(h.Src)) + " failed", Err: err}
+	} else if int64(len(q.buf)) < h.Size {
+		q.err = errorf(ClassTruncate, "message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer",
+			h.Size, q.status.Source, h.Tag, len(q.buf))
+	}
+	q.status.Err = q.err
+	if r.trace != nil {
+		r.traceMessage(kindRecv, h.Context, h.Src, int32(r.id), h.SendID, h.Arrival)
+	}
+}
+
+// takeDirect is the rank's transport.DirectFunc (real mode): an eager
+// DATA that a transport found on this rank's goroutine while its inbox was
+// empty, and that a posted receive matches, is copied straight into that
+// receive's buffer, as dispatch and deal would after queueing it in a
+// frame. What needs more (a REQ, an unexpected message, a deferred
+// receive, a traced rank) goes the usual way.
+func (r *rank) takeDirect(h *transport.Header, payload []byte) bool {
+	if h.Kind != transport.Data || h.Flags&transport.FlagRendezvous != 0 || r.trace != nil {
+		return false
+	}
+	for i, p := range r.posted {
+		if p.matches(h) {
+			if p.deferred {
+				return false
+			}
+			r.unpost(p, i)
+			n := copy(p.buf, payload)
+			r.received(p, h, n, nil)
+			r.stats.recvd++
+			r.stats.recvdBytes += int64(n)
+			p.complete()
+			return true
+		}
+	}
+	return false
 }
 
 // requestOf finds the operation frame f belongs to: the first matching posted

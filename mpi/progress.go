@@ -39,6 +39,11 @@ func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 				f = r.inbox.NextNow() // no park follows to let the transports' goroutines deliver
 			}
 			if f == nil {
+				if done() {
+					// A transport completed it from the inbox's poll
+					// (transport.Inbox.SetDirect): no frame, no park.
+					break
+				}
 				if r.virtual && !block { // a poll: virtual_sensitive.go
 					if r.pollStep(done) {
 						continue

@@ -201,6 +201,12 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		if cfg.traced != nil && cfg.traced(r.id) {
 			r.trace = &tracer{max: cfg.traceMax, real: cfg.traceEpoch, traced: cfg.traced}
 		}
+		if !r.virtual {
+			// Small messages straight from a transport to a posted
+			// receive (transport.Inbox.SetDirect); a virtual rank's
+			// clock must see every frame (dispatch).
+			r.inbox.SetDirect(r.takeDirect)
+		}
 		r.startRecord(cfg)
 		r.ctxUsed.set(0) // MPI_COMM_WORLD
 		r.worldComm = &Comm{r: r, ctx: 0, group: group, rank: r.id, world: true}

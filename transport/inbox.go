@@ -51,6 +51,7 @@ type Inbox struct {
 	handoffs []Handoff
 	spin     Spin
 	landings landings // landing.go
+	direct   DirectFunc
 }
 
 // NewInbox returns an empty inbox that spins SpinIters checks before it
@@ -87,6 +88,26 @@ func (ib *Inbox) SetSpinGroup(g *SpinGroup) { ib.group = g }
 
 // AddPoller registers a polled source. Call before the owner starts.
 func (ib *Inbox) AddPoller(p Poller) { ib.pollers = append(ib.pollers, p) }
+
+// DirectFunc is the owner's offer to take a small frame straight from a
+// transport, without a Frame or the queue (SetDirect): h and payload (the
+// whole payload) are valid only during the call. It reports whether it
+// took the frame; if not, the transport delivers it as usual.
+type DirectFunc func(h *Header, payload []byte) bool
+
+// SetDirect registers the owner's DirectFunc. Call before the owner starts.
+func (ib *Inbox) SetDirect(fn DirectFunc) { ib.direct = fn }
+
+// Direct reports whether a Poller, inside Poll(ib) on the owner's
+// goroutine, may offer frames for ib to OfferDirect: the owner registered
+// a DirectFunc and nothing is queued, so a frame taken now overtakes none
+// that arrived before it.
+func (ib *Inbox) Direct() bool { return ib.direct != nil && ib.q.empty() }
+
+// OfferDirect hands the owner's DirectFunc a frame a Poller found for ib,
+// inside Poll(ib) and only while Direct holds; it reports whether the
+// owner took it.
+func (ib *Inbox) OfferDirect(h *Header, payload []byte) bool { return ib.direct(h, payload) }
 
 // AddHandoff registers a source whose pending frames end a spin. Call
 // before the owner starts.

@@ -80,7 +80,7 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 		typ, body, recLen, ok, err := r.next()
 		var to *transport.Inbox
 		if err == nil && ok {
-			to, err = t.handle(r, typ, body)
+			to, err = t.handle(r, typ, body, mine)
 		}
 		if err != nil {
 			t.fail(r, err)
@@ -99,11 +99,14 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 
 // handle acts on one record and returns the inbox it delivered a frame to,
 // if any. body lies in the ring: whatever outlives the call is copied.
-func (t *Transport) handle(r *inRing, typ byte, body []byte) (*transport.Inbox, error) {
+func (t *Transport) handle(r *inRing, typ byte, body []byte, mine *transport.Inbox) (*transport.Inbox, error) {
 	switch typ {
 	case recPad:
 		return nil, nil
 	case recFrame:
+		if mine != nil && mine.Direct() {
+			return t.handleFrameDirect(r, body, mine)
+		}
 		return t.handleFrame(r, body)
 	case recChunk:
 		p := r.partial
@@ -190,6 +193,24 @@ func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error
 	}
 	ib.Deliver(f)
 	return ib, nil
+}
+
+// handleFrameDirect is handleFrame for a record read on the goroutine of
+// inbox mine, whose owner takes whole frames for it straight from the ring
+// (transport.Inbox.OfferDirect): a small message matching a posted
+// receive is copied from the ring into the receive buffer, with no frame
+// allocated, queued and freed.
+func (t *Transport) handleFrameDirect(r *inRing, body []byte, mine *transport.Inbox) (*transport.Inbox, error) {
+	h := &r.offered // a local would escape to the heap through the offer
+	ib, err := t.frameHeader(r, body, h)
+	if err != nil {
+		return nil, err
+	}
+	data := body[transport.HeaderSize:]
+	if ib == mine && int64(len(data)) == h.PayloadLen() && mine.OfferDirect(h, data) {
+		return mine, nil
+	}
+	return t.handleFrame(r, body)
 }
 
 // handleRdv delivers a rendezvous DATA whose payload stays in the sender:

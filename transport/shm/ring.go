@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gompi/gompi/transport"
 )
 
 // A ring is a single-producer single-consumer byte queue in shared memory.
@@ -119,6 +121,9 @@ type inRing struct {
 	// A frame whose payload arrives in several records, being assembled.
 	partial *partialFrame
 	broken  error // set on a corrupt record: the ring is not read again
+	// The header of a frame offered to a rank straight from the ring
+	// (handleFrameDirect).
+	offered transport.Header
 }
 
 func (r *inRing) tryLock() bool { return r.busy.CompareAndSwap(false, true) }
