@@ -82,10 +82,11 @@ func countRoutes(w *world, t *transport.Table, local transport.Transport) {
 	}
 }
 
-// arrived counts a frame the rank takes from its inbox that came from
-// another process (worlds with an agent only).
-func (r *rank) arrived(f *transport.Frame) {
-	if uint(int(f.Src)-r.w.base) >= uint(len(r.w.ranks)) {
+// arrived counts a frame the rank takes from its inbox, or straight from
+// a transport (takeDirect), that came from another process (worlds with
+// an agent only).
+func (r *rank) arrived(h *transport.Header) {
+	if uint(int(h.Src)-r.w.base) >= uint(len(r.w.ranks)) {
 		r.xin.Add(1)
 	}
 }
