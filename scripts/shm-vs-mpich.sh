@@ -3,7 +3,8 @@
 # (BENCHMARKS): gompi (gompirun -np 2 samples/osu) and MPICH (mpirun -np 2
 # scripts/mpich/pingpong.c, built with mpicc) measured alternately, RUNS
 # rounds, each round the 8-byte one-way latency and the 1 MiB bandwidth of
-# both; then the sorted figures, their medians and the ratios.
+# both; then the sorted figures, their medians and the ratios, and the
+# median of each round's own latency ratio.
 #
 # Usage: scripts/shm-vs-mpich.sh     Needs mpicc and mpirun (Debian: mpich).
 # BIN=DIR uses the programs already built in DIR (gompirun, osu and pingpong,
@@ -29,10 +30,16 @@ programs shm-vs-mpich.sh pingpong -O2 -Wno-stringop-overflow
 out="$bin/figures"
 i=0
 while [ "$i" -lt "$RUNS" ]; do
-	mpirun -np 2 "$bin/pingpong" "$LAT_ITERS" "$WARMUP" "$BW_ITERS" |
-		awk '/^latency/ {print "mpich-latency-us", $(NF-1)} /^bw/ {print "mpich-bw-MB/s", $(NF-1)}' >>"$out"
-	"$bin/gompirun" -np 2 "$bin/osu" -test latency -min 8 -max 8 -iters "$LAT_ITERS" -warmup "$WARMUP" |
-		tail -1 | awk '{print "gompi-latency-us", $2}' >>"$out"
+	m=$(mpirun -np 2 "$bin/pingpong" "$LAT_ITERS" "$WARMUP" "$BW_ITERS" |
+		awk '/^latency/ {print "mpich-latency-us", $(NF-1)} /^bw/ {print "mpich-bw-MB/s", $(NF-1)}')
+	echo "$m" >>"$out"
+	g=$("$bin/gompirun" -np 2 "$bin/osu" -test latency -min 8 -max 8 -iters "$LAT_ITERS" -warmup "$WARMUP" |
+		tail -1 | awk '{print $2}')
+	echo "gompi-latency-us $g" >>"$out"
+	# The round's own ratio: this VM switches between a fast and a slow
+	# state from one run to the next, and the medians of the two sides
+	# can come from different states.
+	echo "$m" | awk -v g="$g" '/^mpich-latency-us/ {printf "latency-ratio %.3f\n", g / $2}' >>"$out"
 	# osu runs a tenth of -iters (and of -warmup) for sizes above 8 KiB.
 	"$bin/gompirun" -np 2 "$bin/osu" -test bw -min 1048576 -max 1048576 -iters $((10 * BW_ITERS)) -warmup 20 |
 		tail -1 | awk '{print "gompi-bw-MB/s", $2}' >>"$out"
@@ -49,6 +56,7 @@ sort -k1,1 -k2n "$out" | awk '
 		}
 		printf "median 8 B latency: gompi %.2f us, MPICH %.2f us (gompi %.2fx)\n",
 			med["gompi-latency-us"], med["mpich-latency-us"], med["gompi-latency-us"] / med["mpich-latency-us"]
+		printf "median of the rounds%s 8 B latency ratios: gompi %.2fx\n", "\047", med["latency-ratio"]
 		printf "median 1 MiB bandwidth: gompi %.0f MB/s, MPICH %.0f MB/s (gompi %.2fx)\n",
 			med["gompi-bw-MB/s"], med["mpich-bw-MB/s"], med["gompi-bw-MB/s"] / med["mpich-bw-MB/s"]
 	}'
