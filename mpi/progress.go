@@ -39,9 +39,11 @@ func (r *rank) waitPhase(done func() bool, block bool, reqs []*Request) {
 				f = r.inbox.NextNow() // no park follows to let the transports' goroutines deliver
 			}
 			if f == nil {
-				if done() {
+				if !r.virtual && done() {
 					// A transport completed it from the inbox's poll
-					// (transport.Inbox.SetDirect): no frame, no park.
+					// (transport.Inbox.SetDirect, real mode only): no
+					// frame, no park. A virtual rank keeps its steps as
+					// they were (pollStep deals early messages).
 					break
 				}
 				if r.virtual && !block { // a poll: virtual_sensitive.go
