@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -80,7 +79,7 @@ func machineConcurrency(cores, width int, procRanks []int) int {
 
 // publishVirtual hands this process's per-rank records to gompirun.
 func publishVirtual(client *launch.Client, proc int, v *Virtual) error {
-	b, err := json.Marshal(v.Results())
+	b, err := encodeRankRecords(v.Results())
 	if err != nil {
 		return err
 	}

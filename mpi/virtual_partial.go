@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"encoding/json"
 	"sync"
 
 	"github.com/gompi/gompi/internal/launch"
@@ -79,7 +78,7 @@ func (p *partialPublisher) publish() {
 	}
 	p.once.Do(func() {
 		if p.virt != nil {
-			if b, err := json.Marshal(p.virt.partialRecords(p.w)); err == nil {
+			if b, err := encodeRankRecords(p.virt.partialRecords(p.w)); err == nil {
 				p.client.Put(launch.VirtualKey(p.proc), string(b))
 			}
 		}

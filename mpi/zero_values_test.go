@@ -245,6 +245,7 @@ var zeroCalls = []struct {
 	{"Recording.CPUScale", false, func() error { return want((*Recording)(nil).CPUScale(), 0.0) }},
 	{"Recording.TimingDependent", false, func() error { return want((*Recording)(nil).TimingDependent(), int64(0)) }},
 	{"Recording.Replay", true, func() error { _, err := (*Recording)(nil).Replay(nil, 0); return err }},
+	{"DecodeRankRecords", true, func() error { _, err := DecodeRankRecords(nil); return err }},
 	{"Summarize", false, func() error { return want(len(Summarize("", 0, nil, 0).PerRank), 0) }},
 	{"Report.WriteText", false, func() error { return (&Report{}).WriteText(io.Discard) }},
 	{"Report.WriteJSON", false, func() error { return (&Report{}).WriteJSON(io.Discard) }},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -135,8 +134,8 @@ func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w 
 		if !ok {
 			return fmt.Errorf("process %d published no virtual-time records", p)
 		}
-		var rs []mpi.RankRecord
-		if err := json.Unmarshal([]byte(s), &rs); err != nil {
+		rs, err := mpi.DecodeRankRecords([]byte(s))
+		if err != nil {
 			return fmt.Errorf("process %d: bad virtual-time records: %v", p, err)
 		}
 		all = append(all, rs...)
