@@ -333,39 +333,35 @@ func (r *rank) takeDirect(h *transport.Header, payload []byte) bool {
 	if h.Kind != transport.Data || h.Flags&transport.FlagRendezvous != 0 || r.trace != nil {
 		return false
 	}
-	for i, p := range r.posted {
-		if p.matches(h) {
-			if p.deferred {
-				return false
-			}
-			if r.w.agent != nil {
-				r.arrived(h) // the job's deadlock detection counts it: virtual_quiesce.go
-			}
-			r.unpost(p, i)
-			n := copy(p.buf, payload)
-			r.received(p, h, n, nil)
-			r.stats.recvd++
-			r.stats.recvdBytes += int64(n)
-			p.complete()
-			return true
-		}
+	q, idx := r.requestOf(h)
+	if q == nil {
+		return false
 	}
-	return false
+	if r.w.agent != nil {
+		r.arrived(h) // the job's deadlock detection counts it: virtual_quiesce.go
+	}
+	r.unpost(q, idx)
+	n := copy(q.buf, payload)
+	r.received(q, h, n, nil)
+	r.stats.recvd++
+	r.stats.recvdBytes += int64(n)
+	q.complete()
+	return true
 }
 
-// requestOf finds the operation frame f belongs to: the first matching posted
-// receive for eager DATA and REQ, the send for an ACK, the matched receive for
-// a rendezvous DATA. It returns nil when the operation has not started (the
+// requestOf finds the operation the frame with header h belongs to: the
+// first matching posted receive for eager DATA and REQ, the send for an
+// ACK, the matched receive for a rendezvous DATA. It returns nil when the operation has not started (the
 // frame belongs in the unexpected queue). idx is the posted-queue index.
-func (r *rank) requestOf(f *transport.Frame) (q *Request, idx int) {
+func (r *rank) requestOf(h *transport.Header) (q *Request, idx int) {
 	switch {
-	case f.Kind == transport.Ack:
-		return r.sends[f.SendID], -1
-	case f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0:
-		return r.recvs[f.RecvID], -1
+	case h.Kind == transport.Ack:
+		return r.sends[h.SendID], -1
+	case h.Kind == transport.Data && h.Flags&transport.FlagRendezvous != 0:
+		return r.recvs[h.RecvID], -1
 	}
 	for i, p := range r.posted {
-		if p.matches(&f.Header) {
+		if p.matches(h) {
 			if p.deferred {
 				return nil, -1 // withheld until p's match is decided (virtual_sensitive.go)
 			}

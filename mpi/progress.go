@@ -103,7 +103,7 @@ func (r *rank) dispatch(f *transport.Frame) {
 		r.w.control(r, f)
 		return
 	}
-	q, idx := r.requestOf(f)
+	q, idx := r.requestOf(&f.Header)
 	if q == nil && (f.Kind == transport.Ack || f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0) {
 		// An answer to an operation this rank never started: a peer bug
 		// or a corrupt frame. Drop it rather than corrupt state.

@@ -26,24 +26,31 @@
 	VADDPD (x)(R12*1), d, d; \
 	VMULPD c, d, d
 
-// TANGENT(u, r, t, dm, res): a momentum across the axis (fluxMomentumAVX2):
-// res = r + dm*second(u) + con2*second(t) - t2*(u[+1]*v[+1] - u[-1]*v[-1]),
-// with v in DX.
+// MOMENTUM(u, t, dmoff, ccoff, res): the part of a momentum that the one
+// along the axis (fluxMomentumNormalAVX2) and those across it
+// (fluxMomentumAVX2) share, for r in AX and v in DX: res = r +
+// dm*second(u) + cc*second(t), and Y4 = u[+1]*v[+1] - u[-1]*v[-1].
+#define MOMENTUM(u, t, dmoff, ccoff, res) \
+	VBROADCASTSD dmoff(DI), Y14; \
+	SECOND(u, Y14, Y0, res); \
+	VADDPD (AX), res, res; \
+	VBROADCASTSD ccoff(DI), Y14; \
+	SECOND(t, Y14, Y2, Y3); \
+	VADDPD Y3, res, res; \
+	VMOVUPD (u)(R13*1), Y4; \
+	VMULPD (DX)(R13*1), Y4, Y4; \
+	VMOVUPD (u)(R12*1), Y5; \
+	VMULPD (DX)(R12*1), Y5, Y5; \
+	VSUBPD Y5, Y4, Y4
+
+// TANGENT(uoff, roff, toff, dmoff, res): a momentum across the axis
+// (fluxMomentumAVX2), carried by the velocity at toff: res = MOMENTUM's
+// res - t2*Y4, with con2 for cc.
 #define TANGENT(uoff, roff, toff, dmoff, res) \
 	AT(uoff, BX); \
 	AT(roff, AX); \
 	AT(toff, R9); \
-	VBROADCASTSD dmoff(DI), Y14; \
-	SECOND(BX, Y14, Y0, res); \
-	VADDPD (AX), res, res; \
-	VBROADCASTSD 216(DI), Y14; \
-	SECOND(R9, Y14, Y2, Y3); \
-	VADDPD Y3, res, res; \
-	VMOVUPD (BX)(R13*1), Y4; \
-	VMULPD (DX)(R13*1), Y4, Y4; \
-	VMOVUPD (BX)(R12*1), Y5; \
-	VMULPD (DX)(R12*1), Y5, Y5; \
-	VSUBPD Y5, Y4, Y4; \
+	MOMENTUM(BX, R9, dmoff, 216, res); \
 	VMULPD Y13, Y4, Y4; \
 	VSUBPD Y4, res, res
 
@@ -64,17 +71,7 @@
 	AT(80, DX); \
 	AT(88, SI); \
 	AT(104, R8); \
-	VBROADCASTSD 176(DI), Y14; \
-	SECOND(CX, Y14, Y0, Y9); \
-	VADDPD (AX), Y9, Y9; \
-	VBROADCASTSD 224(DI), Y14; \
-	SECOND(DX, Y14, Y2, Y3); \
-	VADDPD Y3, Y9, Y9; \
-	VMOVUPD (CX)(R13*1), Y4; \
-	VMULPD (DX)(R13*1), Y4, Y4; \
-	VMOVUPD (CX)(R12*1), Y5; \
-	VMULPD (DX)(R12*1), Y5, Y5; \
-	VSUBPD Y5, Y4, Y4; \
+	MOMENTUM(CX, DX, 176, 224, Y9); \
 	VMOVUPD (SI)(R13*1), Y6; \
 	VSUBPD (R8)(R13*1), Y6, Y6; \
 	VSUBPD (SI)(R12*1), Y6, Y6; \
