@@ -79,9 +79,5 @@ func machineConcurrency(cores, width int, procRanks []int) int {
 
 // publishVirtual hands this process's per-rank records to gompirun.
 func publishVirtual(client *launch.Client, proc int, v *Virtual) error {
-	b, err := encodeRankRecords(v.Results())
-	if err != nil {
-		return err
-	}
-	return client.Put(launch.VirtualKey(proc), string(b))
+	return client.Put(launch.VirtualKey(proc), string(encodeRankRecords(v.Results())))
 }

@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -75,13 +74,6 @@ func Summarize(machine string, cpuScale float64, records []RankRecord, wall floa
 	rep := Report{Report: vtime.Summarize(machine, cpuScale, clocks, wall), EngineCounts: total, PerRank: rs}
 	rep.Report.PerRank = nil // PerRank above holds them, with the counts
 	return rep
-}
-
-// WriteJSON writes the report as indented JSON (gompirun -report FILE).
-func (rep *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
 }
 
 // WriteText prints the report for people: the model's lines, then the

@@ -1,15 +1,22 @@
 package mpi
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"io"
+	"math"
 	"reflect"
 	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // TestRankRecordsTravel: the records a process publishes come back to
 // gompirun whole, every field of both parts (each set to a value of its
-// own, so a field the encoding dropped or swapped fails), from the msgpack
-// form and from the JSON list of earlier versions; bad input is an error.
+// own, so a field the encoding dropped or swapped fails), from the compact
+// form and from the msgpack and JSON lists of earlier versions; bad input,
+// a cut or a count larger than the bytes can hold, is an error.
 func TestRankRecordsTravel(t *testing.T) {
 	var rs []RankRecord
 	for i := range 3 {
@@ -29,7 +36,7 @@ func TestRankRecordsTravel(t *testing.T) {
 				case reflect.Float64:
 					f.SetFloat(float64(100*i+n) + 0.25)
 				case reflect.Bool:
-					f.SetBool(true)
+					f.SetBool(i%2 == 0)
 				default:
 					t.Fatalf("field %s of kind %v: teach the test its values", v.Type().Field(j).Name, f.Kind())
 				}
@@ -38,21 +45,86 @@ func TestRankRecordsTravel(t *testing.T) {
 		fill(v)
 		rs = append(rs, r)
 	}
-	b, err := encodeRankRecords(rs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := DecodeRankRecords(b)
-	if err != nil || !reflect.DeepEqual(got, rs) {
-		t.Fatalf("msgpack: got %+v, %v; want %+v", got, err, rs)
-	}
 	j, _ := json.Marshal(rs)
 	if got, err := DecodeRankRecords(j); err != nil || !reflect.DeepEqual(got, rs) {
 		t.Fatalf("JSON: got %+v, %v; want %+v", got, err, rs)
 	}
-	for _, bad := range [][]byte{nil, b[:len(b)/2], []byte("[{"), {0xc1}} {
+	rs[1].Sent, rs[2].Waiting = -1, math.Inf(1) // negative and special values travel too
+	b := encodeRankRecords(rs)
+	got, err := DecodeRankRecords(b)
+	if err != nil || !reflect.DeepEqual(got, rs) {
+		t.Fatalf("compact: got %+v, %v; want %+v", got, err, rs)
+	}
+	var mp bytes.Buffer
+	enc := msgpack.NewEncoder(&mp)
+	enc.UseArrayEncodedStructs(true)
+	if err := enc.Encode(rs); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := DecodeRankRecords(mp.Bytes()); err != nil || !reflect.DeepEqual(got, rs) {
+		t.Fatalf("msgpack: got %+v, %v; want %+v", got, err, rs)
+	}
+	huge := append([]byte{recordsMagic, recordsVersion}, binary.AppendUvarint(nil, 1<<40)...)
+	for _, bad := range [][]byte{
+		nil, b[:len(b)/2], b[:len(b)-1], append(b[:len(b):len(b)], 0),
+		[]byte("[{"), {0xc1}, {recordsMagic, 99}, huge, mp.Bytes()[:mp.Len()/2],
+	} {
 		if _, err := DecodeRankRecords(bad); err == nil {
 			t.Errorf("%q decoded without error", bad)
 		}
 	}
+}
+
+// BenchmarkRankRecords encodes and decodes the records of 262144 ranks in
+// the compact form and in the msgpack form of the previous version, and
+// writes them as the -report file's JSON (docs/model.md, "Virtual ranks
+// on one host"):
+//
+//	go test -run NONE -bench RankRecords -benchtime 3x ./mpi
+func BenchmarkRankRecords(b *testing.B) {
+	rs := make([]RankRecord, 262144)
+	for i := range rs {
+		rs[i] = jsonRecords()[i%8]
+		rs[i].Rank = i
+	}
+	b.Run("compact", func(b *testing.B) {
+		for b.Loop() {
+			enc := encodeRankRecords(rs)
+			if _, err := DecodeRankRecords(enc); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(len(enc)), "bytes")
+		}
+	})
+	b.Run("msgpack", func(b *testing.B) {
+		for b.Loop() {
+			var buf bytes.Buffer
+			enc := msgpack.NewEncoder(&buf)
+			enc.UseArrayEncodedStructs(true)
+			if err := enc.Encode(rs); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := DecodeRankRecords(buf.Bytes()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(buf.Len()), "bytes")
+		}
+	})
+	rep := Summarize("m", 1, rs, 1)
+	b.Run("json-fast", func(b *testing.B) {
+		for b.Loop() {
+			if err := rep.WriteJSON(io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json-encoding", func(b *testing.B) {
+		for b.Loop() {
+			enc := json.NewEncoder(io.Discard)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(&rep); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +33,10 @@ type Virtual struct {
 
 	mu     sync.Mutex
 	err    error // a rank outside the placed job
-	clocks map[int]*virtualClock
+	// clocks holds rank id's clock at clocks[id] (nil for ranks other
+	// processes host): a map keyed by rank cost more than the slice's 8
+	// bytes a rank, and Results would have to sort what it iterates.
+	clocks []*virtualClock
 	first  time.Time // first E_Start in this process
 	last   time.Time // last E_End
 	// recordDir is where the ranks write their records (Record); "" when
@@ -60,7 +62,7 @@ func NewVirtual(m *vtime.Machine, ranks int, cpuScale float64) (*Virtual, error)
 	if err != nil {
 		return nil, err
 	}
-	v := &Virtual{target: t, cpuScale: cpuScale, clocks: map[int]*virtualClock{}}
+	v := &Virtual{target: t, cpuScale: cpuScale}
 	if cpuScale > 0 {
 		if v.cpu, err = vtime.NewThreadCPU(0); err != nil {
 			return nil, fmt.Errorf("mpi: measuring computation: %v (cpu scale 0 needs no measurement)", err)
@@ -98,7 +100,9 @@ func (v *Virtual) SetHostConcurrency(k int) {
 	defer v.mu.Unlock()
 	v.hostConcurrency = max(k, 1)
 	for _, c := range v.clocks {
-		c.m.SetHostConcurrency(v.hostConcurrency)
+		if c != nil {
+			c.m.SetHostConcurrency(v.hostConcurrency)
+		}
 	}
 }
 
@@ -150,6 +154,9 @@ func (v *Virtual) clock(id int) eventClock {
 	} else {
 		c.m.SetHostConcurrency(v.hostConcurrency)
 	}
+	if v.clocks == nil {
+		v.clocks = make([]*virtualClock, v.target.Ranks())
+	}
 	v.clocks[id] = c
 	v.mu.Unlock()
 	return c
@@ -199,11 +206,18 @@ func (v *Virtual) Results() []RankRecord {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := make([]RankRecord, 0, len(v.clocks))
+	n := 0
 	for _, c := range v.clocks {
-		out = append(out, c.record())
+		if c != nil {
+			n++
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Rank < out[j].Rank })
+	out := make([]RankRecord, 0, n)
+	for _, c := range v.clocks {
+		if c != nil {
+			out = append(out, c.record())
+		}
+	}
 	return out
 }
 

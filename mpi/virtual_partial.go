@@ -78,9 +78,8 @@ func (p *partialPublisher) publish() {
 	}
 	p.once.Do(func() {
 		if p.virt != nil {
-			if b, err := encodeRankRecords(p.virt.partialRecords(p.w)); err == nil {
-				p.client.Put(launch.VirtualKey(p.proc), string(b))
-			}
+			b := encodeRankRecords(p.virt.partialRecords(p.w))
+			p.client.Put(launch.VirtualKey(p.proc), string(b))
 		}
 		if p.w.traced() {
 			if rec, err := p.w.traceRecord(); err == nil {
