@@ -108,6 +108,7 @@ type quiesceAgent struct {
 	mu      sync.Mutex // serialises sampling and sending
 	last    launch.Sample
 	sentAny bool
+	busyAt  int // where mayBeQuiet last found a busy rank (an index of w.ranks)
 }
 
 // startQuiesce opens the watch connection and starts the agent.
@@ -275,19 +276,39 @@ func (a *quiesceAgent) orderLoop() {
 // sample that always read every rank took a share of the processor from
 // the ranks that grew with their number (docs/model.md, "Two processes:
 // the agent's scans").
+//
+// The scan starts at the rank the last one stopped at: while a few
+// thousand of a process's ranks are awake and the rest parked, a scan
+// from the first rank passed thousands of parked ones to find one, at
+// every park (docs/model.md, "Two processes: the agent's scans"). The
+// caller holds a.mu.
 func (a *quiesceAgent) mayBeQuiet() bool {
-	for _, r := range a.w.ranks {
-		if r.finished.Load() {
-			continue
+	n := len(a.w.ranks)
+	for k := range n {
+		i := a.busyAt + k
+		if i >= n {
+			i -= n
 		}
-		if asleep, _ := r.inbox.Asleep(); asleep && r.blockedIn.Load() != 0 {
-			continue
-		}
-		if _, ok := r.computingBound(); !ok {
+		if r := a.w.ranks[i]; !r.quietNow() {
+			a.busyAt = i
 			return false
 		}
 	}
 	return true
+}
+
+// quietNow reports whether r lets its process be quiet, as mayBeQuiet
+// sees it: it has finished, sleeps in a blocking wait with nothing
+// queued, or computes with a bound.
+func (r *rank) quietNow() bool {
+	if r.finished.Load() {
+		return true
+	}
+	if asleep, _ := r.inbox.Asleep(); asleep && r.blockedIn.Load() != 0 {
+		return true
+	}
+	_, ok := r.computingBound()
+	return ok
 }
 
 // counters sums what crossed processes.
