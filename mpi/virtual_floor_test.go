@@ -14,7 +14,8 @@ import (
 // beside the least any engine that gives each rank a goroutine could pay:
 // "gompi" is a virtual world of P ranks at cpu-scale 0 running Barriers
 // (dissemination: P messages in each of log2 P rounds, nearly every one
-// waking a parked rank), "channels" the same exchange among P plain
+// waking a parked rank: it reports how many times ranks went to sleep per
+// message), "channels" the same exchange among P plain
 // goroutines, each waiting on a channel of its own with a call chain about
 // as deep as a parked rank's, and nothing else. Both report host
 // nanoseconds per message over the Barriers after the first (docs/model.md,
@@ -31,6 +32,7 @@ func BenchmarkBarrierFloor(b *testing.B) {
 				b.Fatal(err)
 			}
 			var took time.Duration
+			var sleeps atomic.Int64
 			for b.Loop() {
 				v, err := NewVirtual(m, p, 0)
 				if err != nil {
@@ -44,11 +46,14 @@ func BenchmarkBarrierFloor(b *testing.B) {
 					if c.Rank() == 0 {
 						start = time.Now()
 					}
+					_, before := c.r.inbox.Asleep()
 					for range barriers {
 						if err := c.Barrier(); err != nil {
 							return err
 						}
 					}
+					_, after := c.r.inbox.Asleep()
+					sleeps.Add(int64(after - before))
 					if c.Rank() == 0 {
 						took += time.Since(start)
 					}
@@ -59,6 +64,7 @@ func BenchmarkBarrierFloor(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(took.Nanoseconds())/msgs/float64(b.N), "ns/msg")
+			b.ReportMetric(float64(sleeps.Load())/msgs/float64(b.N), "sleeps/msg")
 		})
 		b.Run(fmt.Sprintf("P%d/channels", p), func(b *testing.B) {
 			var took time.Duration
