@@ -118,6 +118,11 @@ func (t *Transport) waiter() {
 			return
 		}
 		t.drain(nil, true)
+		// Let the ranks just woken run before blocking: the futex wait
+		// holds this goroutine's processor until the runtime takes it
+		// back (sysmon, up to milliseconds later), and with one
+		// processor they would wait for that.
+		runtime.Gosched()
 		futex(seq, futexWait, uintptr(s))
 		t.wakeups.Add(1)
 	}
