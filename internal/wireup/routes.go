@@ -91,3 +91,19 @@ func oversubscribed(procRanks []int, cpus int) bool {
 func cpuShare(cpus, procs int) int {
 	return max(1, cpus/max(procs, 1))
 }
+
+// processors is GOMAXPROCS for a process hosting hosted ranks, one of the
+// processes whose ranks machineRanks lists on a machine of cpus CPUs, or 0
+// to leave it as it is: cpuShare beside TCP peers, and for a process of a
+// virtual run hosting more ranks than its share of the CPUs. Such ranks
+// sleep at once when they wait (transport.SpinGroup) instead of polling,
+// so a process has no use for more processors than its share: with more,
+// the processes of one machine took each other's processors and their
+// own threads contended for the rings (docs/model.md, "Two processes").
+func processors(cpus int, machineRanks []int, hosted int, tcpPeers, virtual bool) int {
+	share := cpuShare(cpus, len(machineRanks))
+	if tcpPeers || virtual && hosted > share {
+		return share
+	}
+	return 0
+}

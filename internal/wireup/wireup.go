@@ -11,7 +11,7 @@
 //
 // It imports internal/launch and the transports, never package mpi. The
 // pure decisions (routeKinds, routeTable, onMachine, oversubscribed,
-// cpuShare, spinFor, tcpNeeded, lateTCP, sharingHost) are functions with
+// cpuShare, processors, spinFor, tcpNeeded, lateTCP, sharingHost) are functions with
 // table tests; Wire runs them in order.
 package wireup
 
@@ -124,7 +124,7 @@ func (p *Part) wire(env *launch.Env, client *launch.Client, inboxes []*transport
 
 // route gives TCP its peers, builds the routing table, and sets how this
 // process's ranks wait and compute: the spin, the connections a waiting
-// rank drains, and GOMAXPROCS beside TCP peers.
+// rank drains, and GOMAXPROCS (processors).
 func (p *Part) route(env *launch.Env, opt Options, bases []int, procs []procInfo, machine string, shmPeer []bool,
 	inboxes []*transport.Inbox) error {
 	if p.tcp != nil {
@@ -154,8 +154,8 @@ func (p *Part) route(env *launch.Env, opt Options, bases []int, procs []procInfo
 		return err
 	}
 	setWaits(inboxes, spin, p.tcp, tcpPeers, shmPeers)
-	if tcpPeers && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(cpuShare(runtime.NumCPU(), len(p.MachineRanks)))
+	if n := processors(runtime.NumCPU(), p.MachineRanks, len(inboxes), tcpPeers, opt.Virtual); n > 0 && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(n)
 	}
 	return nil
 }
