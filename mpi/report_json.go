@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/gompi/gompi/internal/jsonnum"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -66,7 +67,7 @@ func appendRecordJSON(b []byte, r *RankRecord) ([]byte, error) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			err = fmt.Errorf("rank %d: %s is %v, which JSON cannot hold", r.Rank, name, f)
 		}
-		b = appendJSONFloat(b, f)
+		b = jsonnum.AppendFloat(b, f)
 	}
 	integer := func(name string, n int64) {
 		b = append(b, ',', '"')
@@ -107,23 +108,4 @@ func appendRecordJSON(b []byte, r *RankRecord) ([]byte, error) {
 	integer("stalls", r.Stalls)
 	integer("speculative_stalls", r.SpeculativeStalls)
 	return append(b, '}'), err
-}
-
-// appendJSONFloat formats f as encoding/json does: the shortest decimal
-// that reads back as f, in exponent form below 1e-6 and from 1e21 on,
-// with the exponent's leading zero dropped (1e-07 -> 1e-7).
-func appendJSONFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }

@@ -31,8 +31,8 @@ type Virtual struct {
 	// SetHostConcurrency).
 	hostConcurrency int
 
-	mu     sync.Mutex
-	err    error // a rank outside the placed job
+	mu  sync.Mutex
+	err error // a rank outside the placed job
 	// clocks holds rank id's clock at clocks[id] (nil for ranks other
 	// processes host): a map keyed by rank cost more than the slice's 8
 	// bytes a rank, and Results would have to sort what it iterates.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gompi/gompi/internal/jsonnum"
 	"github.com/gompi/gompi/internal/launch"
 	"github.com/gompi/gompi/mpi"
 )
@@ -265,7 +266,7 @@ func appendChromeEvent(b []byte, e mpi.TraceEvent) ([]byte, error) {
 		b = append(b, `","pid":0,"tid":`...)
 		b = strconv.AppendInt(b, int64(e.Rank), 10)
 		b = append(b, `,"ts":`...)
-		b = appendJSONFloat(b, ts)
+		b = jsonnum.AppendFloat(b, ts)
 		return append(b, '}'), nil
 	case "compute":
 		name, cat = "computation", "compute"
@@ -312,35 +313,17 @@ func appendChromeEvent(b []byte, e mpi.TraceEvent) ([]byte, error) {
 	b = append(b, `"cat":`...)
 	b = appendJSONString(b, cat)
 	b = append(b, `,"dur":`...)
-	b = appendJSONFloat(b, dur)
+	b = jsonnum.AppendFloat(b, dur)
 	b = append(b, `,"name":`...)
 	b = appendJSONString(b, name)
 	b = append(b, `,"ph":"X","pid":0,"tid":`...)
 	b = strconv.AppendInt(b, int64(e.Rank), 10)
 	b = append(b, `,"ts":`...)
-	b = appendJSONFloat(b, ts)
+	b = jsonnum.AppendFloat(b, ts)
 	return append(b, '}'), nil
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
-
-// appendJSONFloat appends f as encoding/json writes a float64: the
-// shortest decimal that reads back as f, in exponent form below 1e-6 and
-// from 1e21 on, with the exponent's leading zero dropped.
-func appendJSONFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
 
 // appendJSONString appends s quoted as encoding/json quotes it; the names
 // written here are plain ASCII, anything else goes through encoding/json.
