@@ -54,11 +54,13 @@ func TestRecordJSONAsEncodingJSON(t *testing.T) {
 }
 
 // TestReportJSON: WriteJSON's report reads back as the one encoding/json
-// writes of the same Report, with records and without.
+// writes of the same Report, with records and without. Every field of the
+// summary is set (omitempty ones too), so a field WriteJSON's head leaves
+// out fails.
 func TestReportJSON(t *testing.T) {
 	for _, rs := range [][]RankRecord{jsonRecords(), nil} {
 		rep := Summarize("m", 1, rs, 2)
-		rep.Partial = "stopped"
+		fillSummary(t, reflect.ValueOf(&rep).Elem())
 		var fast bytes.Buffer
 		if err := rep.WriteJSON(&fast); err != nil {
 			t.Fatal(err)
@@ -80,6 +82,37 @@ func TestReportJSON(t *testing.T) {
 		var back Report
 		if err := json.Unmarshal(fast.Bytes(), &back); err != nil || len(back.PerRank) != len(rs) {
 			t.Errorf("read back %d records, %v; want %d", len(back.PerRank), err, len(rs))
+		}
+	}
+}
+
+// fillSummary sets every field of v that is still zero, except the
+// per-rank records, to a value of its own.
+func fillSummary(t *testing.T, v reflect.Value) {
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
+		if name == "PerRank" || !f.IsZero() && f.Kind() != reflect.Struct {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.Struct:
+			fillSummary(t, f)
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+			fillSummary(t, f.Elem())
+		case reflect.Slice:
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+			f.Index(0).SetInt(int64(i + 7))
+		case reflect.String:
+			f.SetString(name)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 3))
+		case reflect.Float64:
+			f.SetFloat(float64(i) + 0.5)
+		case reflect.Bool:
+			f.SetBool(true)
+		default:
+			t.Fatalf("field %s of kind %v: teach the test its values", name, f.Kind())
 		}
 	}
 }
