@@ -62,37 +62,51 @@ var (
 	cmaWrite = writeRemote
 )
 
+// A single-copy transfer is work the kernel does on the caller's core (it
+// copies page by page between the two address spaces), not a wait, so it
+// is made as a raw system call, during which the goroutine keeps its
+// processor. Through the runtime's ordinary system call path, sysmon takes
+// the processor from a thread that has been in a system call for 20 us,
+// which a read of a large message always has: the runtime handed the
+// processor to another thread, which competed with the copying one for the
+// cores, took it back when the read returned, and kept sysmon waking every
+// 20 us. docs/transports-shm.md has what it cost. A piece is at most
+// cmaPiece bytes, so a stop-the-world of the garbage collector, which
+// waits for a raw call to return, waits for one piece at most.
+const cmaPiece = 1 << 20
+
 // readRemote fills dst from address addr of process pid.
 func readRemote(pid int, addr uintptr, dst []byte) (int, error) {
-	return transferRemote(pid, addr, dst, unix.ProcessVMReadv, "process_vm_readv")
+	return transferRemote(pid, addr, dst, unix.SYS_PROCESS_VM_READV, "process_vm_readv")
 }
 
 // writeRemote copies src to address addr of process pid.
 func writeRemote(pid int, addr uintptr, src []byte) (int, error) {
-	return transferRemote(pid, addr, src, unix.ProcessVMWritev, "process_vm_writev")
+	return transferRemote(pid, addr, src, unix.SYS_PROCESS_VM_WRITEV, "process_vm_writev")
 }
 
 // transferRemote moves all of local to or from address addr of process pid
-// with call, in pieces of at most 1 GiB, resuming after partial transfers.
-func transferRemote(pid int, addr uintptr, local []byte,
-	call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error), name string) (int, error) {
+// with the system call trap (process_vm_readv or process_vm_writev), in
+// pieces of at most cmaPiece bytes, resuming after partial transfers.
+func transferRemote(pid int, addr uintptr, local []byte, trap uintptr, name string) (int, error) {
 	done := 0
 	for done < len(local) {
-		n := min(len(local)-done, 1<<30)
-		liov := []unix.Iovec{{Base: &local[done]}}
-		liov[0].SetLen(n)
-		riov := []unix.RemoteIovec{{Base: addr + uintptr(done), Len: n}}
-		got, err := call(pid, liov, riov, 0)
-		if err == unix.EINTR {
+		n := min(len(local)-done, cmaPiece)
+		liov := unix.Iovec{Base: &local[done]}
+		liov.SetLen(n)
+		riov := unix.RemoteIovec{Base: addr + uintptr(done), Len: n}
+		got, _, errno := unix.RawSyscall6(trap, uintptr(pid),
+			uintptr(unsafe.Pointer(&liov)), 1, uintptr(unsafe.Pointer(&riov)), 1, 0)
+		if errno == unix.EINTR {
 			continue
 		}
-		if err != nil {
-			return done, err
+		if errno != 0 {
+			return done, errno
 		}
 		if got == 0 {
 			return done, errors.New(name + " made no progress")
 		}
-		done += got
+		done += int(got)
 	}
 	return done, nil
 }
