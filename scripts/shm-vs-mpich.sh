@@ -4,7 +4,7 @@
 # scripts/mpich/pingpong.c, built with mpicc) measured alternately, RUNS
 # rounds, each round the 8-byte one-way latency and the 1 MiB bandwidth of
 # both; then the sorted figures, their medians and the ratios, and the
-# median of each round's own latency ratio.
+# medians of each round's own latency and bandwidth ratios.
 #
 # Usage: scripts/shm-vs-mpich.sh     Needs mpicc and mpirun (Debian: mpich).
 # BIN=DIR uses the programs already built in DIR (gompirun, osu and pingpong,
@@ -41,8 +41,10 @@ while [ "$i" -lt "$RUNS" ]; do
 	# can come from different states.
 	echo "$m" | awk -v g="$g" '/^mpich-latency-us/ {printf "latency-ratio %.3f\n", g / $2}' >>"$out"
 	# osu runs a tenth of -iters (and of -warmup) for sizes above 8 KiB.
-	"$bin/gompirun" -np 2 "$bin/osu" -test bw -min 1048576 -max 1048576 -iters $((10 * BW_ITERS)) -warmup 20 |
-		tail -1 | awk '{print "gompi-bw-MB/s", $2}' >>"$out"
+	b=$("$bin/gompirun" -np 2 "$bin/osu" -test bw -min 1048576 -max 1048576 -iters $((10 * BW_ITERS)) -warmup 20 |
+		tail -1 | awk '{print $2}')
+	echo "gompi-bw-MB/s $b" >>"$out"
+	echo "$m" | awk -v b="$b" '/^mpich-bw-MB\/s/ {printf "bw-ratio %.3f\n", b / $2}' >>"$out"
 	i=$((i + 1))
 done
 sort -k1,1 -k2n "$out" | awk '
@@ -59,4 +61,5 @@ sort -k1,1 -k2n "$out" | awk '
 		printf "median of the rounds%s 8 B latency ratios: gompi %.2fx\n", "\047", med["latency-ratio"]
 		printf "median 1 MiB bandwidth: gompi %.0f MB/s, MPICH %.0f MB/s (gompi %.2fx)\n",
 			med["gompi-bw-MB/s"], med["mpich-bw-MB/s"], med["gompi-bw-MB/s"] / med["mpich-bw-MB/s"]
+		printf "median of the rounds%s 1 MiB bandwidth ratios: gompi %.2fx\n", "\047", med["bw-ratio"]
 	}'
