@@ -86,23 +86,38 @@ func oversubscribed(procRanks []int, cpus int) bool {
 // CPUs: an equal share, as MPI launchers bind one rank per core. For TCP it also keeps a rank woken by the connection's reader
 // goroutine on that goroutine's processor instead of waking another
 // thread, which cuts small-message TCP latency about fourfold
-// (docs/transports-tcp.md). Not for shared memory, whose polling ranks and
-// waiter need processors of their own.
+// (docs/transports-tcp.md).
 func cpuShare(cpus, procs int) int {
 	return max(1, cpus/max(procs, 1))
 }
 
 // processors is GOMAXPROCS for a process hosting hosted ranks, one of the
 // processes whose ranks machineRanks lists on a machine of cpus CPUs, or 0
-// to leave it as it is: cpuShare beside TCP peers, and for a process of a
-// virtual run hosting more ranks than its share of the CPUs. Such ranks
-// sleep at once when they wait (transport.SpinGroup) instead of polling,
-// so a process has no use for more processors than its share: with more,
-// the processes of one machine took each other's processors and their
-// own threads contended for the rings (docs/model.md, "Two processes").
-func processors(cpus int, machineRanks []int, hosted int, tcpPeers, virtual bool) int {
+// to leave it as it is: cpuShare beside TCP peers, for a real run's
+// process with shared-memory peers on a machine with a core for each of
+// its ranks, and for a process of a virtual run hosting more ranks than
+// its share of the CPUs.
+//
+// A real rank with a core of its own polls its peers while it waits
+// (spinFor), so it needs one processor; more let the runtime wake spare
+// threads (for a goroutine it readies, or to look for work) that take the
+// other processes' cores from their polling ranks, which costs shared
+// memory's small messages and large reads alike (docs/transports-shm.md).
+// The rank's waiter goroutine needs no processor of its own: it runs when
+// the rank sleeps, and yields before it blocks. On a machine with more
+// ranks than cores the ranks sleep at once and the waiters wake them, and
+// there one processor a process made whole programs slower (the same
+// page). Virtual ranks that outnumber the share sleep at once when
+// they wait (transport.SpinGroup) instead of polling, so such a process
+// has no use for more processors either: with more, the processes of one
+// machine took each other's processors and their own threads contended
+// for the rings (docs/model.md, "Two processes"). A virtual process
+// hosting no more ranks than its share keeps them all: its GOMAXPROCS
+// bounds how many ranks compute at once, which the model's host
+// concurrency counts.
+func processors(cpus int, machineRanks []int, hosted int, tcpPeers, shmPeers, virtual bool) int {
 	share := cpuShare(cpus, len(machineRanks))
-	if tcpPeers || virtual && hosted > share {
+	if tcpPeers || shmPeers && !virtual && !oversubscribed(machineRanks, cpus) || virtual && hosted > share {
 		return share
 	}
 	return 0

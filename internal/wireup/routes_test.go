@@ -68,24 +68,26 @@ func TestMachineShare(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		cpus         int
-		machineRanks []int
-		hosted       int
-		tcp, virtual bool
-		want         int
+		cpus              int
+		machineRanks      []int
+		hosted            int
+		tcp, shm, virtual bool
+		want              int
 	}{
-		{2, []int{1, 1}, 1, true, false, 1},                // TCP: the share
-		{2, []int{1, 1}, 1, false, false, 0},               // shared memory, real: as it is
-		{2, []int{1, 1}, 1, false, true, 0},                // virtual, a rank a processor: as it is
-		{2, []int{131072, 131072}, 131072, false, true, 1}, // virtual, crowded: the share
-		{16, []int{4, 4}, 4, false, true, 0},
-		{16, []int{9, 8}, 9, false, true, 8},
-		{8, []int{100}, 100, false, true, 8}, // one process: all of them
-		{2, []int{2, 2, 2, 2}, 2, false, true, 1},
+		{2, []int{1, 1}, 1, true, false, false, 1},               // TCP: the share
+		{2, []int{1, 1}, 1, false, true, false, 1},               // shared memory, real: the share
+		{16, []int{1, 1, 1, 1}, 1, true, true, false, 4},         // both
+		{2, []int{1}, 1, false, false, false, 0},                 // one process, no peers: as it is
+		{2, []int{1, 1}, 1, false, true, true, 0},                // virtual, a rank a processor: as it is
+		{2, []int{131072, 131072}, 131072, false, true, true, 1}, // virtual, crowded: the share
+		{16, []int{4, 4}, 4, false, true, true, 0},
+		{16, []int{9, 8}, 9, false, true, true, 8},
+		{8, []int{100}, 100, false, false, true, 8}, // one process: all of them
+		{2, []int{2, 2, 2, 2}, 2, false, true, true, 1},
 	} {
-		if got := processors(tc.cpus, tc.machineRanks, tc.hosted, tc.tcp, tc.virtual); got != tc.want {
-			t.Errorf("processors(%d cpus, %v, %d hosted, tcp %v, virtual %v) = %d, want %d",
-				tc.cpus, tc.machineRanks, tc.hosted, tc.tcp, tc.virtual, got, tc.want)
+		if got := processors(tc.cpus, tc.machineRanks, tc.hosted, tc.tcp, tc.shm, tc.virtual); got != tc.want {
+			t.Errorf("processors(%d cpus, %v, %d hosted, tcp %v, shm %v, virtual %v) = %d, want %d",
+				tc.cpus, tc.machineRanks, tc.hosted, tc.tcp, tc.shm, tc.virtual, got, tc.want)
 		}
 	}
 }

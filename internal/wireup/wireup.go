@@ -154,7 +154,7 @@ func (p *Part) route(env *launch.Env, opt Options, bases []int, procs []procInfo
 		return err
 	}
 	setWaits(inboxes, spin, p.tcp, tcpPeers, shmPeers)
-	if n := processors(runtime.NumCPU(), p.MachineRanks, len(inboxes), tcpPeers, opt.Virtual); n > 0 && os.Getenv("GOMAXPROCS") == "" {
+	if n := processors(runtime.NumCPU(), p.MachineRanks, len(inboxes), tcpPeers, shmPeers, opt.Virtual); n > 0 && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(n)
 	}
 	return nil
