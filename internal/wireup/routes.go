@@ -99,10 +99,11 @@ func cpuShare(cpus, procs int) int {
 // its share of the CPUs.
 //
 // A real rank with a core of its own polls its peers while it waits
-// (spinFor), so it needs one processor; more let the runtime wake spare
-// threads (for a goroutine it readies, or to look for work) that take the
-// other processes' cores from their polling ranks, which costs shared
-// memory's small messages and large reads alike (docs/transports-shm.md).
+// (spinFor), so it needs one processor; with more, shared memory's small
+// messages and large reads were slower (docs/transports-shm.md),
+// presumably because the runtime woke spare threads (for a goroutine it
+// readied, or to look for work) that took the other processes' cores from
+// their polling ranks.
 // The rank's waiter goroutine needs no processor of its own: it runs when
 // the rank sleeps, and yields before it blocks. On a machine with more
 // ranks than cores the ranks sleep at once and the waiters wake them, and
@@ -117,7 +118,9 @@ func cpuShare(cpus, procs int) int {
 // concurrency counts.
 func processors(cpus int, machineRanks []int, hosted int, tcpPeers, shmPeers, virtual bool) int {
 	share := cpuShare(cpus, len(machineRanks))
-	if tcpPeers || shmPeers && !virtual && !oversubscribed(machineRanks, cpus) || virtual && hosted > share {
+	polling := shmPeers && !virtual && !oversubscribed(machineRanks, cpus)
+	crowded := virtual && hosted > share
+	if tcpPeers || polling || crowded {
 		return share
 	}
 	return 0
