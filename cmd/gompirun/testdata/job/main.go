@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, poll, p2pextra, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, nbc, env")
+	mode := flag.String("mode", "ring", "ring, poll, p2pextra, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, nbc, env, procs")
 	rounds := flag.Int("rounds", 64, "rounds of the poll mode")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
@@ -76,6 +77,9 @@ func main() {
 				_, err := mpi.Recv(c, make([]byte, 1), c.Size()-1, 7)
 				return err
 			}
+			return nil
+		case "procs": // each rank prints the GOMAXPROCS its process runs with
+			fmt.Printf("rank %d gomaxprocs %d\n", c.Rank(), runtime.GOMAXPROCS(0))
 			return nil
 		case "env": // each rank prints what -x and -genv set
 			fmt.Printf("rank %d: A=%q B=%q\n", c.Rank(), os.Getenv("JOB_TEST_A"), os.Getenv("JOB_TEST_B"))
