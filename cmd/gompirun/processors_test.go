@@ -22,24 +22,20 @@ func TestProcessorsPerProcess(t *testing.T) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("GOMAXPROCS is set for the tests, so gompirun never chooses")
 	}
-	cases := []struct {
+	type procsCase struct {
 		name string
 		env  []string
 		np   int
 		want int
-	}{
+	}
+	cases := []procsCase{
 		{"alone", nil, 1, cpus},
 		{"shared memory", nil, 2, cpus / 2},
 		{"tcp", tcp, 2, cpus / 2},
 		{"explicit", []string{"GOMAXPROCS=3"}, 2, 3},
 	}
 	if cpus <= 8 { // a host with more ranks than cores, where that is few processes
-		cases = append(cases, struct {
-			name string
-			env  []string
-			np   int
-			want int
-		}{"more ranks than cores", nil, cpus + 1, cpus})
+		cases = append(cases, procsCase{"more ranks than cores", nil, cpus + 1, cpus})
 	}
 	for _, tc := range cases {
 		r := gorun(t, tc.env, "-np", strconv.Itoa(tc.np), "-timeout", "30s", jobProg, "-mode", "procs")
