@@ -56,7 +56,7 @@ sort -k1,1 -k2n "$out" | awk '
 			m = n[k]
 			med[k] = (m % 2) ? t[k, (m + 1) / 2] : (t[k, m / 2] + t[k, m / 2 + 1]) / 2
 		}
-		printf "median 8 B latency: gompi %.2f us, MPICH %.2f us (gompi %.2fx)\n",
+		printf "median 8 B latency: gompi %.3f us, MPICH %.3f us (gompi %.2fx)\n",
 			med["gompi-latency-us"], med["mpich-latency-us"], med["gompi-latency-us"] / med["mpich-latency-us"]
 		printf "median of the rounds%s 8 B latency ratios: gompi %.2fx\n", "\047", med["latency-ratio"]
 		printf "median 1 MiB bandwidth: gompi %.0f MB/s, MPICH %.0f MB/s (gompi %.2fx)\n",

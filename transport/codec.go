@@ -76,6 +76,17 @@ func (h *Header) Decode(b []byte) error {
 	return nil
 }
 
+// EncodedPayloadLen is the PayloadLen of the header encoded at the start
+// of b (at least HeaderSize bytes), read without decoding the rest: a
+// receiver sizing a record before it decodes the header.
+func EncodedPayloadLen(b []byte) int64 {
+	_ = b[HeaderSize-1]
+	if k := Kind(b[0]); k == Req || k == Ack {
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint64(b[36:]))
+}
+
 // PayloadLen is the number of payload bytes that follow a header on the
 // wire: REQ frames announce a size but carry nothing.
 func (h *Header) PayloadLen() int64 {

@@ -108,7 +108,7 @@ func smallHost(t *testing.T) {
 func TestHostTooSmallIsRefused(t *testing.T) {
 	smallHost(t)
 	err := hostFits("this host", 10, true)
-	want := "10 processes need about 130.1 MiB of memory on this host (8.0 MiB each and 50.1 MiB of shared memory); it has 64.0 MiB available and 32.0 MiB free in /dev/shm"
+	want := "10 processes need about 130.2 MiB of memory on this host (8.0 MiB each and 50.2 MiB of shared memory); it has 64.0 MiB available and 32.0 MiB free in /dev/shm"
 	if err == nil || err.Error() != want {
 		t.Fatalf("hostFits(10 processes) = %v, want %q", err, want)
 	}

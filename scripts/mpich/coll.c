@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
         double mine = (MPI_Wtime() - t0) * 1e6 / it, sum = 0;
         MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         if (me == 0)
-            printf("%-12ld %18.2f\n", size, sum / np);
+            printf("%-12ld %18.3f\n", size, sum / np);
         if (barrier)
             break;
         long next = 1;

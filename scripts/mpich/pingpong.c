@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
         }
     }
     if (me == 0)
-        printf("latency 8 B: %.2f us\n", (MPI_Wtime() - t0) * 1e6 / (2.0 * lat_iters));
+        printf("latency 8 B: %.3f us\n", (MPI_Wtime() - t0) * 1e6 / (2.0 * lat_iters));
 
     for (int i = -2; i < bw_iters; i++) {
         if (i == 0)

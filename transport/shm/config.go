@@ -25,8 +25,10 @@
 // some rank sleeps do senders pay for a wake-up: a futex word in the
 // segment (see wake.go).
 //
-// Payloads: eager DATA is copied into the ring (split into chunks when
-// larger than a quarter of the ring). A rendezvous DATA carries the
+// Payloads: a frame with at most 72 payload bytes goes into one of the
+// ring's fastbox cells, which a polling consumer finds by reading one
+// cache line (fastbox.go). Other eager DATA is copied into the ring (split
+// into chunks when larger than a quarter of the ring). A rendezvous DATA carries the
 // sender's own buffer (a borrowed frame); the ring then carries only its
 // address and length, and the receiving engine's Frame.ReadPayload reads it
 // with process_vm_readv (Linux cross-memory attach) straight from the

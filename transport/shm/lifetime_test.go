@@ -19,7 +19,9 @@ import (
 // page of control words, made a segment of 10000 processes 680 MB, and the
 // host's total grow as their square.)
 func TestSegmentFootprintIsLinear(t *testing.T) {
-	const bound = pageSize + segmentData + MaxLocal*ringCtl // 40 MiB
+	// Fastbox cells take a 512th of a ring of 64 KiB or more, one cell
+	// below.
+	const bound = pageSize + segmentData + segmentData/512 + MaxLocal*(ringCtl+cellSize) // 44 MiB
 	for _, n := range []int{1, 2, 4, 64, 65, 240, 1000, 1024, 4096, 10000, MaxLocal} {
 		b, err := SegmentBytes(n)
 		if err != nil {
@@ -28,7 +30,7 @@ func TestSegmentFootprintIsLinear(t *testing.T) {
 		if b > bound {
 			t.Errorf("%d processes: a segment of %d bytes, more than %d", n, b, bound)
 		}
-		if n <= 1024 && int64(n)*b > hostData+int64(n)*(pageSize+int64(n)*ringCtl) {
+		if n <= 1024 && int64(n)*b > hostData+hostData/512+int64(n)*(pageSize+int64(n)*(ringCtl+cellSize)) {
 			t.Errorf("%d processes: %d bytes of segments on the host, more than 1 GiB of rings", n, int64(n)*b)
 		}
 	}

@@ -38,7 +38,7 @@ func (t *Transport) drain(mine *transport.Inbox, wait bool) (got bool) {
 		return false
 	}
 	for _, r := range t.in {
-		if r == nil || r.tail.Load() == r.head.Load() {
+		if r == nil || r.tail.Load() == r.head.Load() && !r.cellReady() {
 			continue
 		}
 		if !t.lockRing(r, wait) {
@@ -77,7 +77,7 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 // ring order.
 func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
 	for n := 0; all || n < pollBatch; n++ {
-		typ, body, recLen, ok, err := r.next()
+		typ, body, recLen, ok, err := r.nextInOrder()
 		var to *transport.Inbox
 		if err == nil && ok {
 			to, err = t.handle(r, typ, body, mine)
@@ -92,7 +92,7 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 		if to == mine && to != nil {
 			got = true
 		}
-		r.consumed(recLen)
+		r.release(recLen)
 	}
 	return got
 }

@@ -21,7 +21,8 @@ import (
 // Records are 16-byte aligned and never wrap: when one does not fit before
 // the end of the data, the producer fills the rest with a pad record.
 // Record header (recHdr bytes): length of the whole record (multiple of
-// recAlign), length of the body, type, then zeros.
+// recAlign), length of the body, type, zeros, and at recCells the number
+// of fastbox cells filled before the record (fastbox.go).
 const (
 	recHdr   = 16
 	recAlign = 16
@@ -49,15 +50,22 @@ type ringView struct {
 	head, tail *atomic.Uint64
 	data       []byte
 	mask       uint64
+	cells      fastboxView
 }
 
 func (s *segment) ring(i int) ringView {
 	b := s.ringBase(i)
+	cells := fastboxCells(s.ringSize) * cellSize
+	d := b + ringCtl + cells
 	return ringView{
 		head: s.u64(b),
 		tail: s.u64(b + ringTail),
-		data: s.mem[b+ringCtl : b+ringCtl+int(s.ringSize) : b+ringCtl+int(s.ringSize)],
+		data: s.mem[d : d+int(s.ringSize) : d+int(s.ringSize)],
 		mask: s.ringSize - 1,
+		cells: fastboxView{
+			head: s.u64(b + ringCellHead),
+			mem:  s.mem[b+ringCtl : d : d],
+		},
 	}
 }
 
@@ -70,6 +78,8 @@ type outRing struct {
 	mu       sync.Mutex
 	pos      uint64 // next tail
 	seenHead uint64 // the consumer's head when last read: avoids touching its cache line
+	cellNext uint64 // fastbox cells filled
+	cellSeen uint64 // the consumer's cell head when last read
 }
 
 // reserve returns room for a record of n bytes (n aligned, at most half the
@@ -92,13 +102,14 @@ func (r *outRing) reserve(n int) []byte {
 			return r.data[idx : idx+need]
 		}
 		putRecHdr(r.data[idx:], int(need), 0, recPad)
-		r.pos += need
-		r.tail.Store(r.pos)
+		r.publish(int(need))
 	}
 }
 
-// publish makes the record just written in the reserved room visible.
+// publish makes the record just written in the reserved room visible,
+// after the fastbox cells filled before it (fastbox.go).
 func (r *outRing) publish(n int) {
+	binary.LittleEndian.PutUint32(r.data[r.pos&r.mask+recCells:], uint32(r.cellNext))
 	r.pos += uint64(n)
 	r.tail.Store(r.pos)
 }
@@ -118,6 +129,9 @@ type inRing struct {
 	from int // sending local process
 	busy atomic.Bool
 	pos  uint64 // head, private to the lock holder
+	// Fastbox cells taken, private to the lock holder (the cells' head
+	// tells the producer).
+	cellPos uint64
 	// A frame whose payload arrives in several records, being assembled.
 	partial *partialFrame
 	broken  error // set on a corrupt record: the ring is not read again
@@ -132,21 +146,22 @@ func (r *inRing) unlock()       { r.busy.Store(false) }
 // next returns the type and body of the next record, or ok=false when the
 // ring is empty. It never trusts the bytes: a record that does not fit what
 // the producer published is an error.
-func (r *inRing) next() (typ byte, body []byte, recLen int, ok bool, err error) {
+func (r *inRing) next() (typ byte, body []byte, recLen int, cells uint32, ok bool, err error) {
 	tail := r.tail.Load()
 	if tail == r.pos {
-		return 0, nil, 0, false, nil
+		return 0, nil, 0, 0, false, nil
 	}
 	avail := tail - r.pos
 	idx := r.pos & r.mask
 	size := uint64(len(r.data))
 	if avail > size || avail < recHdr || size-idx < recHdr {
-		return 0, nil, 0, false, fmt.Errorf("shm: ring from process %d: bad positions head=%d tail=%d", r.from, r.pos, tail)
+		return 0, nil, 0, 0, false, fmt.Errorf("shm: ring from process %d: bad positions head=%d tail=%d", r.from, r.pos, tail)
 	}
 	h := r.data[idx : idx+recHdr]
 	n := uint64(binary.LittleEndian.Uint32(h[0:]))
 	blen := uint64(binary.LittleEndian.Uint32(h[4:]))
 	typ = h[8]
+	cells = binary.LittleEndian.Uint32(h[recCells:])
 	switch {
 	case n < recHdr || n%recAlign != 0 || n > avail || idx+n > size:
 		err = fmt.Errorf("shm: ring from process %d: bad record length %d", r.from, n)
@@ -156,9 +171,9 @@ func (r *inRing) next() (typ byte, body []byte, recLen int, ok bool, err error) 
 		err = fmt.Errorf("shm: ring from process %d: bad record type %d", r.from, typ)
 	}
 	if err != nil {
-		return 0, nil, 0, false, err
+		return 0, nil, 0, 0, false, err
 	}
-	return typ, r.data[idx+recHdr : idx+recHdr+blen], int(n), true, nil
+	return typ, r.data[idx+recHdr : idx+recHdr+blen], int(n), cells, true, nil
 }
 
 // consumed releases the record just read to the producer.

@@ -19,7 +19,8 @@ import (
 
 // A segment is one process's receive area: a control page, then one ring per
 // sending process (the ring of the owner itself stays unused), each its
-// control words (ringCtl bytes) and its data. Only the
+// control words (ringCtl bytes), its fastbox cells (fastbox.go) and its
+// data. Only the
 // owner consumes from its segment; every other local process produces into
 // its own ring there.
 //
@@ -37,14 +38,17 @@ const (
 	offSleepers = 128 // uint32, owner ranks now asleep; senders wake only when nonzero
 
 	pageSize = 4096
-	magic    = 0x326d7369706d6f67 // "gompism2" little-endian: the layout's version
+	magic    = 0x336d7369706d6f67 // "gompism3" little-endian: the layout's version
 
-	// Per ring: control words (head at 0, tail at ringTail, far enough
-	// apart that producer and consumer do not share a cache line or its
-	// prefetched neighbour), then the data. Not a page each: a segment has
-	// a ring per local process, and a host as many segments.
-	ringTail = 128
-	ringCtl  = 256
+	// Per ring: control words (head at 0 and the fastbox's head at
+	// ringCellHead, both the consumer's; tail at ringTail, far enough apart
+	// that producer and consumer do not share a cache line or its
+	// prefetched neighbour), then the fastbox cells, then the data. Not a
+	// page each: a segment has a ring per local process, and a host as
+	// many segments.
+	ringCellHead = 8
+	ringTail     = 128
+	ringCtl      = 256
 )
 
 type segment struct {
@@ -62,10 +66,15 @@ func (s *segment) u64(off int) *atomic.Uint64 {
 	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[off]))
 }
 
-func (s *segment) ringBase(i int) int { return pageSize + i*(ringCtl+int(s.ringSize)) }
+func (s *segment) ringBase(i int) int { return pageSize + i*ringBlock(s.ringSize) }
+
+// ringBlock is the bytes of one ring in a segment: control, cells, data.
+func ringBlock(ringSize uint64) int {
+	return ringCtl + fastboxCells(ringSize)*cellSize + int(ringSize)
+}
 
 func segmentSize(nlocal int, ringSize uint64) int {
-	return pageSize + nlocal*(ringCtl+int(ringSize))
+	return pageSize + nlocal*ringBlock(ringSize)
 }
 
 func segmentPath(dir, job string, proc int) string {
@@ -272,7 +281,7 @@ func staleSegment(path string) bool {
 
 // oldMagic is the header of the previous layout, whose files RemoveStale
 // recognises too (the pid sits at the same place).
-const oldMagic = 0x316d7369706d6f67
+const oldMagic = 0x326d7369706d6f67
 
 // globEscape quotes the pattern characters a job id might contain.
 func globEscape(s string) string {

@@ -89,12 +89,17 @@ func maxRecordPayload(pr *peer) int {
 	return len(pr.out.data)/4 - recHdr - transport.HeaderSize
 }
 
-// sendFrame writes f with its payload, in one record when it fits a quarter
-// of the ring, else as a frame record and chunk records. The caller holds
-// pr.out.mu.
+// sendFrame writes f with its payload: in a fastbox cell when it fits one
+// and may go there (fastbox.go), else in one ring record when it fits a
+// quarter of the ring, else as a frame record and chunk records. The
+// caller holds pr.out.mu.
 func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 	if pr.nctrl.Load() > 0 {
 		t.flushCtrlLocked(pr)
+	}
+	if pr.out.putCell(f) {
+		notify(pr)
+		return nil
 	}
 	maxBody := len(pr.out.data)/4 - recHdr
 	first := min(len(f.Payload), maxRecordPayload(pr))

@@ -1,0 +1,140 @@
+//go:build linux
+
+package shm
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// A ring's fastbox carries small frames in fixed cells, so that the
+// consumer finds a small message by polling one cache line: the cell's
+// stamp, the frame header and up to 8 payload bytes share its first line.
+// Through the ring the consumer reads the tail and then the record, two
+// lines written by the producer one after the other (docs/transports-shm.md,
+// "Small messages", has what that costs).
+//
+// Cell layout: a 4-byte stamp, the frame header, the payload. The producer
+// fills cell n%cells with its n-th small frame and stores the stamp n+1
+// last; the consumer takes cell n%cells once its stamp reads n+1. A stamp
+// is never cleared: the one a cell holds until it is refilled, n+1-cells,
+// cannot be mistaken for the next, so no line is written by both sides
+// per message (MPICH's fastbox flag, cleared by the consumer, is). The
+// consumer publishes how many cells it took in the ring's cell head; the
+// producer reads it only when every cell looks full.
+//
+// Order with the ring: a frame goes into a cell only when the producer
+// knows the ring empty (every record it published was consumed), and
+// every ring record carries the number of cells published before it
+// (recCells): the consumer takes those first. So frames reach the
+// consumer in the order they were sent, whichever way each went.
+const (
+	cellSize    = 128
+	cellStamp   = 4
+	cellPayload = cellSize - cellStamp - transport.HeaderSize // 72 bytes
+	maxCells    = 8
+	// recCells is where a record header holds the cells published before
+	// the record (the low 32 bits).
+	recCells = 12
+)
+
+// fastboxCells is how many cells a ring of ringSize data bytes has: 8 for
+// rings of 512 KiB, down to one for the smallest, so the cells stay a
+// sixty-fourth of the ring or less above 8 KiB.
+func fastboxCells(ringSize uint64) int {
+	return int(min(maxCells, max(1, ringSize/(64<<10))))
+}
+
+// fastboxView is a ring's cells as mapped.
+type fastboxView struct {
+	head *atomic.Uint64 // cells the consumer took
+	mem  []byte
+}
+
+func (v *fastboxView) n() uint64 { return uint64(len(v.mem) / cellSize) }
+
+func (v *fastboxView) cell(i uint64) []byte {
+	off := (i % v.n()) * cellSize
+	return v.mem[off : off+cellSize : off+cellSize]
+}
+
+func stampOf(cell []byte) *atomic.Uint32 { return (*atomic.Uint32)(unsafe.Pointer(&cell[0])) }
+
+// putCell writes f into the next cell if f fits one, the ring is empty and
+// a cell is free, and reports whether it did. The caller holds r.mu.
+func (r *outRing) putCell(f *transport.Frame) bool {
+	if len(f.Payload) > cellPayload {
+		return false
+	}
+	if r.pos != r.seenHead {
+		if r.seenHead = r.head.Load(); r.pos != r.seenHead {
+			return false
+		}
+	}
+	if r.cellNext-r.cellSeen >= r.cells.n() {
+		if r.cellSeen = r.cells.head.Load(); r.cellNext-r.cellSeen >= r.cells.n() {
+			return false
+		}
+	}
+	c := r.cells.cell(r.cellNext)
+	transport.EncodeHeader(c[cellStamp:], &f.Header)
+	copy(c[cellStamp+transport.HeaderSize:], f.Payload)
+	r.cellNext++
+	stampOf(c).Store(uint32(r.cellNext))
+	return true
+}
+
+// nextCell returns the body (frame header and payload) of the next filled
+// cell, or nil when the producer has not filled it yet. It never trusts
+// the bytes: a payload longer than a cell holds is an error.
+func (r *inRing) nextCell() ([]byte, error) {
+	c := r.cells.cell(r.cellPos)
+	if stampOf(c).Load() != uint32(r.cellPos+1) {
+		return nil, nil
+	}
+	body := c[cellStamp:]
+	plen := transport.EncodedPayloadLen(body)
+	if plen < 0 || plen > cellPayload {
+		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes in a fastbox cell", r.from, plen)
+	}
+	return body[:transport.HeaderSize+int(plen)], nil
+}
+
+// cellReady reports, without the ring's lock, whether the next cell looks
+// filled: a hint for skipping idle rings, as their tail is.
+func (r *inRing) cellReady() bool {
+	n := r.cells.head.Load()
+	return stampOf(r.cells.cell(n)).Load() == uint32(n+1)
+}
+
+// nextInOrder returns the next record in the order the producer sent
+// them, from the cells or the ring (recLen 0 for a cell), or ok=false
+// when there is none.
+func (r *inRing) nextInOrder() (typ byte, body []byte, recLen int, ok bool, err error) {
+	if body, err = r.nextCell(); body != nil || err != nil {
+		return recFrame, body, 0, body != nil, err
+	}
+	typ, body, recLen, cells, ok, err := r.next()
+	if !ok || err != nil || int32(cells-uint32(r.cellPos)) <= 0 {
+		return typ, body, recLen, ok, err
+	}
+	// The record follows cells we have not taken. They were filled
+	// before the record's tail was published, so they are visible now.
+	if body, err = r.nextCell(); body != nil || err != nil {
+		return recFrame, body, 0, body != nil, err
+	}
+	return 0, nil, 0, false, fmt.Errorf("shm: ring from process %d: a record follows fastbox cell %d, which is empty", r.from, r.cellPos)
+}
+
+// release gives the record nextInOrder returned back to the producer.
+func (r *inRing) release(recLen int) {
+	if recLen > 0 {
+		r.consumed(recLen)
+		return
+	}
+	r.cellPos++
+	r.cells.head.Store(r.cellPos)
+}

@@ -1,0 +1,155 @@
+//go:build linux
+
+package shm
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// TestFastboxKeepsSendOrder: frames of every size from one process to
+// another arrive in the order they were sent, whether each went through a
+// fastbox cell or the ring, with the receiver reading after every frame,
+// never, or now and then, and at the default and the smallest ring size
+// (one cell).
+func TestFastboxKeepsSendOrder(t *testing.T) {
+	sizes := []int{0, 8, cellPayload, cellPayload + 1, 1000, 8, 0, 70000, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	for _, ring := range []string{"", "1024"} {
+		for _, every := range []int{1, 3, 0} {
+			if ring != "" {
+				t.Setenv(RingEnv, ring)
+			}
+			g := openGroup(t, "fbox-order", 1, 1)
+			out := g.trs[0]
+			pr, err := out.peer(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq := 0
+			for round := 0; round < 3; round++ {
+				for _, n := range sizes {
+					if err := out.Send(dataFrame(0, 1, seq, pattern(seq, n))); err != nil {
+						t.Fatal(err)
+					}
+					seq++
+					if every > 0 && seq%every == 0 {
+						g.trs[1].Poll(g.inbox(1))
+					}
+				}
+			}
+			for i := 0; i < seq; i++ {
+				n := sizes[i%len(sizes)]
+				if err := checkFrame(recvFrame(g.inbox(1), 5*time.Second), 0, i, n); err != nil {
+					t.Fatalf("ring %q, reading every %d: %v", ring, every, err)
+				}
+			}
+			pr.out.mu.Lock()
+			cells, recs := pr.out.cellNext, pr.out.pos
+			pr.out.mu.Unlock()
+			if cells == 0 || recs == 0 {
+				t.Errorf("ring %q, reading every %d: %d frames through cells, %d ring bytes: want both paths used", ring, every, cells, recs)
+			}
+		}
+	}
+}
+
+// TestFastboxOnlyAfterTheRing: a small frame sent while the ring holds
+// records the receiver has not taken goes through the ring too, behind
+// them; once the receiver took them, the next goes through a cell.
+func TestFastboxOnlyAfterTheRing(t *testing.T) {
+	g := openGroup(t, "fbox-after", 1, 1)
+	out := g.trs[0]
+	pr, err := out.peer(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range []int{1000, 8} {
+		if err := out.Send(dataFrame(0, 1, i, pattern(i, n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pr.out.cellNext != 0 {
+		t.Fatalf("a small frame went through a cell while the ring held a record before it")
+	}
+	for i, n := range []int{1000, 8} {
+		if err := checkFrame(recvFrame(g.inbox(1), 5*time.Second), 0, i, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := out.Send(dataFrame(0, 1, 2, pattern(2, 8))); err != nil {
+		t.Fatal(err)
+	}
+	if pr.out.cellNext != 1 {
+		t.Fatalf("%d cells used after the ring drained: want the small frame in one", pr.out.cellNext)
+	}
+	if err := checkFrame(recvFrame(g.inbox(1), 5*time.Second), 0, 2, 8); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFastboxStaleStamp: a cell keeps the stamp of the frame it held a lap
+// ago, which must not pass for the next frame.
+func TestFastboxStaleStamp(t *testing.T) {
+	g := openGroup(t, "fbox-stale", 1, 1)
+	out, in := g.trs[0], g.trs[1]
+	r := in.in[0]
+	k := int(r.cells.n())
+	for i := 0; i < k; i++ {
+		if err := out.Send(dataFrame(0, 1, i, pattern(i, 8))); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkFrame(recvFrame(g.inbox(1), 5*time.Second), 0, i, 8); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := stampOf(r.cells.cell(0)).Load(); got != 1 {
+		t.Fatalf("cell 0 holds stamp %d, want 1 from the first lap", got)
+	}
+	if in.drain(g.inbox(1), true) || g.inbox(1).Next() != nil {
+		t.Fatal("a cell from the last lap was delivered again")
+	}
+	if r.cellPos != uint64(k) {
+		t.Fatalf("consumer at cell %d, want %d", r.cellPos, k)
+	}
+}
+
+// TestCorruptFastbox: a cell that announces more payload than a cell
+// holds, a cell with a bad header, and a ring record that says a cell
+// came before it when none did are reported, never delivered.
+func TestCorruptFastbox(t *testing.T) {
+	for name, corrupt := range map[string]func(r *inRing){
+		"size": func(r *inRing) {
+			c := r.cells.cell(0)
+			transport.EncodeHeader(c[cellStamp:], &transport.Header{Kind: transport.Data, Dst: 1, Size: cellPayload + 1})
+			stampOf(c).Store(1)
+		},
+		"header": func(r *inRing) {
+			c := r.cells.cell(0)
+			c[cellStamp] = 99
+			stampOf(c).Store(1)
+		},
+		"missing": func(r *inRing) {
+			b := misrouted()
+			transport.EncodeHeader(b[recHdr:], &transport.Header{Kind: transport.Req, Dst: 1})
+			copy(r.data, b)
+			binary.LittleEndian.PutUint32(r.data[recCells:], 1)
+			r.tail.Store(uint64(len(b)))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := openGroup(t, "fbox-corrupt-"+name, 1, 1)
+			corrupt(g.trs[1].in[0])
+			// Waiting for the ring's lock, as TestCorruptRing does.
+			if g.trs[1].drain(g.inbox(1), true) || g.inbox(1).Next() != nil {
+				t.Fatal("a corrupt record was delivered")
+			}
+			if g.trs[1].Err() == nil {
+				t.Fatal("corrupt record not reported")
+			}
+			t.Log(g.trs[1].Err())
+		})
+	}
+}
