@@ -41,9 +41,9 @@ const (
 	recCells = 12
 )
 
-// fastboxCells is how many cells a ring of ringSize data bytes has: 8 for
-// rings of 512 KiB, down to one for the smallest, so the cells stay a
-// sixty-fourth of the ring or less above 8 KiB.
+// fastboxCells is how many cells a ring of ringSize data bytes has: one
+// per 64 KiB, at most 8 (rings of 512 KiB), at least one: the cells take a
+// 512th of a ring of 64 KiB or more, and a 64th of one of 8 KiB.
 func fastboxCells(ringSize uint64) int {
 	return int(min(maxCells, max(1, ringSize/(64<<10))))
 }
