@@ -81,10 +81,8 @@ func (h *Header) Decode(b []byte) error {
 // receiver sizing a record before it decodes the header.
 func EncodedPayloadLen(b []byte) int64 {
 	_ = b[HeaderSize-1]
-	if k := Kind(b[0]); k == Req || k == Ack {
-		return 0
-	}
-	return int64(binary.LittleEndian.Uint64(b[36:]))
+	h := Header{Kind: Kind(b[0]), Size: int64(binary.LittleEndian.Uint64(b[36:]))}
+	return h.PayloadLen()
 }
 
 // PayloadLen is the number of payload bytes that follow a header on the

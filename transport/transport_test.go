@@ -132,6 +132,19 @@ func TestHeaderRoundTrip(t *testing.T) {
 	}
 }
 
+// TestEncodedPayloadLen: the payload length read from an encoded header
+// without decoding it is the decoded header's, for every kind.
+func TestEncodedPayloadLen(t *testing.T) {
+	for _, k := range []Kind{Data, Req, Ack, Ctrl} {
+		h := Header{Kind: k, Src: 1, Dst: 2, Size: 72}
+		var b [HeaderSize]byte
+		EncodeHeader(b[:], &h)
+		if got, want := EncodedPayloadLen(b[:]), h.PayloadLen(); got != want {
+			t.Errorf("%v: %d payload bytes from the encoded header, want %d", k, got, want)
+		}
+	}
+}
+
 // TestHeaderDecodeInPlace: Decode overwrites every field of the header it
 // decodes into (a pooled frame's, say), so nothing of a previous frame
 // survives; a short buffer leaves it zero.
