@@ -14,7 +14,10 @@
 # Environment: NP (default 2); RUNS (default 5); TESTS (default "allreduce
 # bcast reduce barrier alltoall"); MIN and MAX (default 8 and 1048576);
 # ITERS and WARMUP, timed and untimed calls up to 8 KiB, a tenth above
-# (default 1000 and 200).
+# (default 1000 and 200); SETTLE_MS, how long both first repeat the first
+# size untimed (default 100: a gompi process's first tens of milliseconds
+# run slower, which a count of warm-up calls at 8 bytes does not cover;
+# docs/gompirun.md, BENCHMARKS; 0 turns it off).
 set -eu
 cd "$(dirname "$0")/.."
 NP=${NP:-2}
@@ -24,6 +27,7 @@ MIN=${MIN:-8}
 MAX=${MAX:-1048576}
 ITERS=${ITERS:-1000}
 WARMUP=${WARMUP:-200}
+SETTLE_MS=${SETTLE_MS:-100}
 . scripts/mpich/programs.sh
 programs coll-vs-mpich.sh coll -O2
 
@@ -31,9 +35,9 @@ out="$bin/figures"
 i=0
 while [ "$i" -lt "$RUNS" ]; do
 	for t in $TESTS; do
-		mpirun -np "$NP" "$bin/coll" "$t" "$MIN" "$MAX" "$ITERS" "$WARMUP" |
+		mpirun -np "$NP" "$bin/coll" "$t" "$MIN" "$MAX" "$ITERS" "$WARMUP" "$SETTLE_MS" |
 			awk -v t="$t" '!/^#/ {print t, $1, "mpich", $2}' >>"$out"
-		"$bin/gompirun" -np "$NP" "$bin/osu" -test "$t" -min "$MIN" -max "$MAX" -iters "$ITERS" -warmup "$WARMUP" |
+		"$bin/gompirun" -np "$NP" "$bin/osu" -test "$t" -min "$MIN" -max "$MAX" -iters "$ITERS" -warmup "$WARMUP" -settle "${SETTLE_MS}ms" |
 			awk -v t="$t" '!/^#/ {print t, $1, "gompi", $2}' >>"$out"
 	done
 	i=$((i + 1))

@@ -28,6 +28,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gompi/gompi/mpi"
 )
@@ -37,6 +38,7 @@ type params struct {
 	min, max      int
 	iters, warmup int
 	window        int
+	settle        time.Duration
 	cpuprofile    string
 }
 
@@ -48,6 +50,7 @@ func main() {
 	flag.IntVar(&p.iters, "iters", 1000, "timed iterations for messages up to 8 KiB (a tenth, at least 10, above)")
 	flag.IntVar(&p.warmup, "warmup", 100, "untimed iterations before each size (a tenth above 8 KiB)")
 	flag.IntVar(&p.window, "window", 64, "messages in flight per iteration for bw and bibw")
+	flag.DurationVar(&p.settle, "settle", 0, "before the first size, repeat it untimed for at least this long (a process's first tens of milliseconds run slower)")
 	flag.StringVar(&p.cpuprofile, "cpuprofile", "", "write each rank's CPU profile of the measurement to this file, .RANK appended (go tool pprof)")
 	flag.Parse()
 	if err := p.check(); err != nil {
@@ -76,8 +79,8 @@ func (p *params) check() error {
 		return fmt.Errorf("unknown -test %q: want %s", p.test, strings.Join(tests, ", "))
 	case p.min < 0 || p.max < p.min:
 		return fmt.Errorf("need 0 <= -min <= -max, got %d and %d", p.min, p.max)
-	case p.iters < 1 || p.warmup < 0 || p.window < 1:
-		return fmt.Errorf("need -iters >= 1, -warmup >= 0, -window >= 1")
+	case p.iters < 1 || p.warmup < 0 || p.window < 1 || p.settle < 0:
+		return fmt.Errorf("need -iters >= 1, -warmup >= 0, -window >= 1, -settle >= 0")
 	}
 	return nil
 }
@@ -121,22 +124,12 @@ func run(c *mpi.Comm, p *params, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "# gompi %s test, %d ranks\n# %-10s %18s\n", p.test, c.Size(), "Size", unit)
 	}
+	if err := p.settleIn(c); err != nil {
+		return err
+	}
 	for _, size := range p.sizes() {
 		iters, warmup := p.rounds(size)
-		var v float64
-		var err error
-		switch p.test {
-		case "latency":
-			v, err = latency(c, size, iters, warmup)
-		case "bw":
-			v, err = bandwidth(c, size, iters, warmup, p.window, false)
-		case "bibw":
-			v, err = bandwidth(c, size, iters, warmup, p.window, true)
-		case "sendrecv":
-			v, err = sendrecv(c, size, iters, warmup)
-		default:
-			v, err = collective(c, p.test, size, iters, warmup)
-		}
+		v, err := p.measure(c, size, iters, warmup)
 		if err != nil {
 			return err
 		}
@@ -148,6 +141,48 @@ func run(c *mpi.Comm, p *params, out io.Writer) error {
 				prec = 2
 			}
 			fmt.Fprintf(out, "%-12d %18.*f\n", size, prec, v)
+		}
+	}
+	return nil
+}
+
+// measure runs -test at one size: warmup untimed iterations, then iters
+// timed, and returns the figure rank 0 prints.
+func (p *params) measure(c *mpi.Comm, size, iters, warmup int) (float64, error) {
+	switch p.test {
+	case "latency":
+		return latency(c, size, iters, warmup)
+	case "bw":
+		return bandwidth(c, size, iters, warmup, p.window, false)
+	case "bibw":
+		return bandwidth(c, size, iters, warmup, p.window, true)
+	case "sendrecv":
+		return sendrecv(c, size, iters, warmup)
+	}
+	return collective(c, p.test, size, iters, warmup)
+}
+
+// settleIn repeats the first size untimed, in batches, until rank 0 has
+// spent -settle on it; rank 0 decides after each batch and tells the
+// others. A count of warm-up iterations alone leaves the first small
+// size inside a process's slower first tens of milliseconds, which a
+// sweep then reports as that size's cost (docs/gompirun.md, BENCHMARKS).
+func (p *params) settleIn(c *mpi.Comm) error {
+	if p.settle == 0 {
+		return nil
+	}
+	size := p.sizes()[0]
+	start := time.Now()
+	more := []int32{1}
+	for more[0] != 0 {
+		if _, err := p.measure(c, size, 1, 100); err != nil {
+			return err
+		}
+		if c.Rank() == 0 && time.Since(start) >= p.settle {
+			more[0] = 0
+		}
+		if err := mpi.Bcast(c, more, 0); err != nil {
+			return err
 		}
 	}
 	return nil

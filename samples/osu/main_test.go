@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/mpi"
 )
@@ -61,5 +62,36 @@ func TestBadParametersAreRejected(t *testing.T) {
 		if p.check() == nil {
 			t.Errorf("%+v accepted", p)
 		}
+	}
+}
+
+// TestSettleRunsTheFirstSizeFirst: with -settle every rank repeats the
+// first size until rank 0 has spent that long on it, then the table
+// follows as without; a negative -settle is refused.
+func TestSettleRunsTheFirstSizeFirst(t *testing.T) {
+	const settle = 30 * time.Millisecond
+	for _, test := range []string{"latency", "allreduce", "barrier"} {
+		p := params{test: test, min: 8, max: 16, iters: 5, warmup: 1, window: 2, settle: settle}
+		var out bytes.Buffer
+		start := time.Now()
+		err := mpi.Run(2, func(c *mpi.Comm) error {
+			if c.Rank() == 0 {
+				return run(c, &p, &out)
+			}
+			return run(c, &p, &bytes.Buffer{})
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", test, err)
+		}
+		if d := time.Since(start); d < settle {
+			t.Errorf("%s: done in %v, before -settle %v had passed", test, d, settle)
+		}
+		if rows := strings.Count(out.String(), "\n") - 2; rows != len(p.sizes()) {
+			t.Errorf("%s: %d rows after settling, want %d:\n%s", test, rows, len(p.sizes()), out.String())
+		}
+	}
+	p := params{test: "latency", iters: 1, window: 1, settle: -time.Millisecond}
+	if p.check() == nil {
+		t.Error("a negative -settle was accepted")
 	}
 }

@@ -5,10 +5,12 @@
  * WARMUP untimed calls, a barrier, ITERS timed calls (a tenth of both,
  * ITERS at least 10, above 8 KiB), and the mean time of a call averaged
  * over the ranks, in microseconds, on size/8 doubles (at least one; per
- * destination for alltoall; sum to rank 0 for reduce).
+ * destination for alltoall; sum to rank 0 for reduce). With SETTLE_MS,
+ * the first size is first repeated untimed, in batches of 100 calls,
+ * until rank 0 has spent that long on it (samples/osu -settle).
  *
  * Build: mpicc -O2 -o coll coll.c
- * Run:   mpirun -np 2 ./coll TEST MIN MAX ITERS WARMUP
+ * Run:   mpirun -np 2 ./coll TEST MIN MAX ITERS WARMUP [SETTLE_MS]
  *        TEST: allreduce, bcast, reduce, alltoall or barrier
  */
 #include <mpi.h>
@@ -16,19 +18,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* call makes one call of the collective TEST on n doubles. */
+static void call(const char *test, int barrier, double *in, double *out, int n) {
+    if (barrier)
+        MPI_Barrier(MPI_COMM_WORLD);
+    else if (test[0] == 'a' && test[3] == 'r')
+        MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (test[0] == 'b')
+        MPI_Bcast(in, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else if (test[0] == 'r')
+        MPI_Reduce(in, out, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    else
+        MPI_Alltoall(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int me, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (argc != 6) {
+    if (argc != 6 && argc != 7) {
         if (me == 0)
-            fprintf(stderr, "usage: coll TEST MIN MAX ITERS WARMUP\n");
+            fprintf(stderr, "usage: coll TEST MIN MAX ITERS WARMUP [SETTLE_MS]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];
     long min = atol(argv[2]), max = atol(argv[3]);
     int iters = atoi(argv[4]), warmup = atoi(argv[5]);
+    double settle = argc == 7 ? atof(argv[6]) / 1e3 : 0;
     int barrier = strcmp(test, "barrier") == 0;
     if (!barrier && strcmp(test, "allreduce") && strcmp(test, "bcast") &&
         strcmp(test, "reduce") && strcmp(test, "alltoall")) {
@@ -46,6 +63,16 @@ int main(int argc, char **argv) {
     if (me == 0)
         printf("# MPICH %s test, %d ranks\n# Size         Latency (us)\n", test, np);
     long size = barrier ? 0 : min;
+    int more = settle > 0;
+    double s0 = MPI_Wtime();
+    while (more) {
+        int n = size / 8 > 1 ? (int)(size / 8) : 1;
+        for (int i = 0; i < 100; i++)
+            call(test, barrier, in, out, n);
+        if (me == 0 && MPI_Wtime() - s0 >= settle)
+            more = 0;
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     for (;;) {
         int n = size / 8 > 1 ? (int)(size / 8) : 1;
         int it = iters, wu = warmup;
@@ -59,16 +86,7 @@ int main(int argc, char **argv) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 t0 = MPI_Wtime();
             }
-            if (barrier)
-                MPI_Barrier(MPI_COMM_WORLD);
-            else if (test[0] == 'a' && test[3] == 'r')
-                MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            else if (test[0] == 'b')
-                MPI_Bcast(in, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            else if (test[0] == 'r')
-                MPI_Reduce(in, out, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-            else
-                MPI_Alltoall(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, MPI_COMM_WORLD);
+            call(test, barrier, in, out, n);
         }
         double mine = (MPI_Wtime() - t0) * 1e6 / it, sum = 0;
         MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
