@@ -200,34 +200,52 @@ func notify(pr *peer) {
 // pr.out.mu.
 func (t *Transport) room(pr *peer, n int) ([]byte, error) {
 	rec := alignUp(recHdr + n)
-	for spin := 0; ; spin++ {
+	var w stallWait
+	for {
 		if b := pr.out.reserve(rec); b != nil {
 			return b[:rec], nil
 		}
-		if err := t.stall(pr, spin); err != nil {
+		if err := t.stall(pr, &w); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// stall is one step of waiting for a full ring to drain: a few yields, then
-// sleeps growing to a millisecond, with a drain request and a liveness check
-// every so often.
-func (t *Transport) stall(pr *peer, spin int) error {
+// stallWait is where a wait for a full ring stands.
+type stallWait struct {
+	spins, naps int
+	start       time.Time
+}
+
+// stall is one step of waiting for a full ring to drain, with a drain
+// request and a liveness check every 64 steps. It yields, for as long as
+// the transport's ranks spin (spinFor: the host has a core for each) or
+// at least 64 times, and then sleeps, for up to a millisecond a step.
+// Where the consumer has a core of its own it drains a full ring in tens
+// of microseconds, and a Go sleep lasts at least about a millisecond when
+// the process has nothing else to run (its timers wait in the network
+// poller, in whole milliseconds): a sender that slept at once left the
+// receiver idle for most of that (docs/transports-shm.md, "Full rings").
+func (t *Transport) stall(pr *peer, w *stallWait) error {
 	if t.closing.Load() {
 		return errClosed
 	}
-	if spin%64 == 0 {
+	if w.spins == 0 {
+		w.start = time.Now()
+	}
+	if (w.spins+w.naps)%64 == 0 {
 		if !pr.seg.alive() {
 			return errPeerGone
 		}
 		wake(pr.seg)
 	}
-	if spin < 64 {
+	if w.naps == 0 && (w.spins < 64 || w.spins%64 != 0 || time.Since(w.start) < t.spinFor) {
+		w.spins++
 		runtime.Gosched()
-	} else {
-		time.Sleep(min(time.Duration(spin-63)*10*time.Microsecond, time.Millisecond))
+		return nil
 	}
+	w.naps++
+	time.Sleep(min(time.Duration(w.naps)*10*time.Microsecond, time.Millisecond))
 	return nil
 }
 
@@ -287,8 +305,9 @@ func (t *Transport) startFlusher(pr *peer) {
 			t.life.RLock()
 			if !t.closing.Load() {
 				pr.out.mu.Lock()
-				for spin := 0; !t.flushCtrlLocked(pr); spin++ {
-					if t.stall(pr, spin) != nil {
+				var w stallWait
+				for !t.flushCtrlLocked(pr) {
+					if t.stall(pr, &w) != nil {
 						break // closing, or the peer is gone: nobody waits for these
 					}
 				}

@@ -526,3 +526,39 @@ func TestLendCopiesSenderDoesNotWaitForTheReceiver(t *testing.T) {
 		t.Fatalf("%d lent copies outstanding after the receiver freed its frames", pending())
 	}
 }
+
+// TestFullRingWaitSpinsThenSleeps: a sender waiting for room yields while
+// its transport's ranks spin (spinFor) and only then sleeps; with no spin
+// (more ranks than cores) it sleeps after 64 yields.
+func TestFullRingWaitSpinsThenSleeps(t *testing.T) {
+	g := openGroup(t, "stall", 1, 1)
+	tr := g.trs[0]
+	pr, err := tr.peer(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := tr.spinFor
+	defer func() { tr.spinFor = saved }()
+
+	tr.spinFor = time.Hour
+	var w stallWait
+	for range 1000 {
+		if err := tr.stall(pr, &w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.naps != 0 || w.spins != 1000 {
+		t.Fatalf("with a spin: %d yields, %d sleeps; want 1000 yields", w.spins, w.naps)
+	}
+
+	tr.spinFor = 0
+	w = stallWait{}
+	for range 70 {
+		if err := tr.stall(pr, &w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.spins != 64 || w.naps != 6 {
+		t.Fatalf("without a spin: %d yields, %d sleeps; want 64 and 6", w.spins, w.naps)
+	}
+}
