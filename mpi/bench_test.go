@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // pingPong runs b.N round trips of size bytes between ranks 0 and 1 of an
@@ -89,4 +90,20 @@ func BenchmarkSelfSendRecv(b *testing.B) {
 		}
 		return nil
 	})
+}
+
+// BenchmarkElapseReal: the wall time of a real run's Elapse(100us), which
+// slept about a millisecond when it was a plain sleep.
+func BenchmarkElapseReal(b *testing.B) {
+	err := Run(1, func(c *Comm) error {
+		b.ResetTimer()
+		for range b.N {
+			c.Elapse(100 * time.Microsecond)
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/call")
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
 }

@@ -113,3 +113,22 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		return err
 	})
 }
+
+// TestElapseRealTakesItsTime: in a real run Elapse(d) returns after d of
+// wall time, not before, for durations shorter and longer than its
+// spinning tail.
+func TestElapseRealTakesItsTime(t *testing.T) {
+	for _, d := range []time.Duration{50 * time.Microsecond, 3 * time.Millisecond} {
+		err := runBounded(2, func(c *Comm) error {
+			start := time.Now()
+			c.Elapse(d)
+			if got := time.Since(start); got < d {
+				return fmt.Errorf("Elapse(%v) returned after %v", d, got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
