@@ -119,8 +119,8 @@ func (c *Comm) Elapse(d time.Duration) {
 // elapseSpin is the tail of a real Elapse that spins rather than sleeps: a
 // Go sleep lasts at least about a millisecond when the process has nothing
 // else to run (its timers wait in the network poller, whose timeout is in
-// milliseconds), so an Elapse of 100 us that slept took eleven times as
-// long (BenchmarkElapseReal).
+// milliseconds), so a short Elapse that slept took far longer than asked
+// (BenchmarkElapseReal; docs/mpi.md has the figures).
 const elapseSpin = 2 * time.Millisecond
 
 func elapseFor(d time.Duration) {

@@ -20,18 +20,12 @@ func TestEveryTestPrintsAFigurePerSize(t *testing.T) {
 		if err := p.check(); err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
-		err := mpi.Run(3, func(c *mpi.Comm) error {
-			if c.Rank() == 0 {
-				return run(c, &p, &out)
-			}
-			return run(c, &p, &bytes.Buffer{})
-		})
+		out, err := table(3, &p)
 		if err != nil {
 			t.Fatalf("%s: %v", test, err)
 		}
 		sizes := p.sizes()
-		sc := bufio.NewScanner(&out)
+		sc := bufio.NewScanner(out)
 		rows := 0
 		for sc.Scan() {
 			if strings.HasPrefix(sc.Text(), "#") {
@@ -72,14 +66,8 @@ func TestSettleRunsTheFirstSizeFirst(t *testing.T) {
 	const settle = 30 * time.Millisecond
 	for _, test := range []string{"latency", "allreduce", "barrier"} {
 		p := params{test: test, min: 8, max: 16, iters: 5, warmup: 1, window: 2, settle: settle}
-		var out bytes.Buffer
 		start := time.Now()
-		err := mpi.Run(2, func(c *mpi.Comm) error {
-			if c.Rank() == 0 {
-				return run(c, &p, &out)
-			}
-			return run(c, &p, &bytes.Buffer{})
-		})
+		out, err := table(2, &p)
 		if err != nil {
 			t.Fatalf("%s: %v", test, err)
 		}
@@ -94,4 +82,17 @@ func TestSettleRunsTheFirstSizeFirst(t *testing.T) {
 	if p.check() == nil {
 		t.Error("a negative -settle was accepted")
 	}
+}
+
+// table runs p on an in-process world of n ranks and returns the table
+// rank 0 prints.
+func table(n int, p *params) (*bytes.Buffer, error) {
+	var out bytes.Buffer
+	err := mpi.Run(n, func(c *mpi.Comm) error {
+		if c.Rank() == 0 {
+			return run(c, p, &out)
+		}
+		return run(c, p, &bytes.Buffer{})
+	})
+	return &out, err
 }

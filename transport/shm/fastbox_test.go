@@ -23,11 +23,7 @@ func TestFastboxKeepsSendOrder(t *testing.T) {
 				t.Setenv(RingEnv, ring)
 			}
 			g := openGroup(t, "fbox-order", 1, 1)
-			out := g.trs[0]
-			pr, err := out.peer(1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, pr := g.trs[0], g.peerOf(t, 0, 1)
 			seq := 0
 			for round := 0; round < 3; round++ {
 				for _, n := range sizes {
@@ -61,11 +57,7 @@ func TestFastboxKeepsSendOrder(t *testing.T) {
 // them; once the receiver took them, the next goes through a cell.
 func TestFastboxOnlyAfterTheRing(t *testing.T) {
 	g := openGroup(t, "fbox-after", 1, 1)
-	out := g.trs[0]
-	pr, err := out.peer(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, pr := g.trs[0], g.peerOf(t, 0, 1)
 	for i, n := range []int{1000, 8} {
 		if err := out.Send(dataFrame(0, 1, i, pattern(i, n))); err != nil {
 			t.Fatal(err)

@@ -60,6 +60,16 @@ func blocks(ranks ...int) []Proc {
 	return ps
 }
 
+// peerOf returns local process from's attachment to local process to.
+func (g *group) peerOf(t testing.TB, from, to int) *peer {
+	t.Helper()
+	pr, err := g.trs[from].peer(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr
+}
+
 // inbox returns world rank r's inbox.
 func (g *group) inbox(r int) *transport.Inbox {
 	for p := range g.trs {

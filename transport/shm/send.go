@@ -221,11 +221,11 @@ type stallWait struct {
 // request and a liveness check every 64 steps. It yields, for as long as
 // the transport's ranks spin (spinFor: the host has a core for each) or
 // at least 64 times, and then sleeps, for up to a millisecond a step.
-// Where the consumer has a core of its own it drains a full ring in tens
-// of microseconds, and a Go sleep lasts at least about a millisecond when
-// the process has nothing else to run (its timers wait in the network
-// poller, in whole milliseconds): a sender that slept at once left the
-// receiver idle for most of that (docs/transports-shm.md, "Full rings").
+// Where the consumer has a core of its own it drains a full ring far
+// sooner than a Go sleep of a process with nothing else to run ends (its
+// timers wait in the network poller, in whole milliseconds): a sender that
+// slept at once left the receiver idle for most of the sleep
+// (docs/transports-shm.md, "Full rings", has the figures).
 func (t *Transport) stall(pr *peer, w *stallWait) error {
 	if t.closing.Load() {
 		return errClosed

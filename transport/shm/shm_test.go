@@ -532,11 +532,7 @@ func TestLendCopiesSenderDoesNotWaitForTheReceiver(t *testing.T) {
 // (more ranks than cores) it sleeps after 64 yields.
 func TestFullRingWaitSpinsThenSleeps(t *testing.T) {
 	g := openGroup(t, "stall", 1, 1)
-	tr := g.trs[0]
-	pr, err := tr.peer(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, pr := g.trs[0], g.peerOf(t, 0, 1)
 	saved := tr.spinFor
 	defer func() { tr.spinFor = saved }()
 
