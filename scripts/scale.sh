@@ -14,7 +14,9 @@
 #
 # Usage: scripts/scale.sh [ARGS for commskel, e.g. -iters 10 -n 1024]
 # Environment: SCALE_P (default "1024 4096 16384 65536"), SCALE_NP
-# (default "1 2"), TIMEOUT (default 600s). Run it on a quiet machine.
+# (default "1 2"), TIMEOUT (default 600s), BIN (a directory holding
+# gompirun and commskel already built, for hosts without Go; default: build
+# them from this checkout). Run it on a quiet machine.
 set -eu
 cd "$(dirname "$0")/.."
 SCALE_P=${SCALE_P:-"1024 4096 16384 65536"}
@@ -24,8 +26,11 @@ command -v /usr/bin/time >/dev/null 2>&1 || { echo "scale.sh: needs /usr/bin/tim
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-go build -o "$tmp/gompirun" ./cmd/gompirun
-go build -o "$tmp/commskel" ./samples/commskel
+bin=${BIN:-$tmp}
+if [ -z "${BIN:-}" ]; then
+	go build -o "$tmp/gompirun" ./cmd/gompirun
+	go build -o "$tmp/commskel" ./samples/commskel
+fi
 
 field() { # field FILE KEY: a top-level number of a JSON report
 	tr ',{' '\n\n' <"$1" | sed -n "s/^ *\"$2\": *\([-0-9.e+]*\).*/\1/p" | head -n 1
@@ -36,8 +41,8 @@ echo "samples/commskel ${*:-(-iters 10 -n 1024)}, -cpu-scale 0, machine tianhe1a
 printf '%9s %3s %12s %10s %12s %12s %14s\n' P np messages msgs/s wall-s RSS-MiB bytes/rank
 for p in $SCALE_P; do
 	for np in $SCALE_NP; do
-		if /usr/bin/time -f "%e %M" -o "$tmp/time" "$tmp/gompirun" -np "$np" -virtual "$p" -cpu-scale 0 \
-			-timeout "$TIMEOUT" -report "$tmp/r.json" "$tmp/commskel" "$@" >/dev/null 2>"$tmp/err"; then
+		if /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin/gompirun" -np "$np" -virtual "$p" -cpu-scale 0 \
+			-timeout "$TIMEOUT" -report "$tmp/r.json" "$bin/commskel" "$@" >/dev/null 2>"$tmp/err"; then
 			read -r wall rss <"$tmp/time"
 			sent=$(field "$tmp/r.json" sent)
 			hostwall=$(field "$tmp/r.json" wall)

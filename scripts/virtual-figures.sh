@@ -12,7 +12,9 @@
 # Usage: scripts/virtual-figures.sh [slowdown] [scale]   (default: both)
 # Environment: RUNS (default 5), CLASS (NPB class, default S),
 #              SLOWDOWN_NP (default "2"), PROGS (default: all of them),
-#              SCALE_P (default "10000 100000"), SCALE_NP (default "1 2").
+#              SCALE_P (default "10000 100000"), SCALE_NP (default "1 2"),
+#              BIN (a directory holding gompirun and the programs already
+#              built, for hosts without Go; default: build them here).
 # Wall times include process start; the host is shared, so compare ranges.
 set -eu
 cd "$(dirname "$0")/.."
@@ -24,18 +26,21 @@ SLOWDOWN_NP=${SLOWDOWN_NP:-2}
 PROGS=${PROGS:-"ring halo pingpong ep is cg mg ft lu bt sp"}
 what=${*:-slowdown scale}
 
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/gompirun" ./cmd/gompirun
-for p in ring halo pingpong barrier; do go build -o "$bin/$p" ./samples/$p; done
-for k in ep is cg mg ft lu bt sp; do go build -o "$bin/$k" ./npb-go/$k; done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=${BIN:-$tmp}
+if [ -z "${BIN:-}" ]; then
+	go build -o "$bin/gompirun" ./cmd/gompirun
+	for p in ring halo pingpong barrier; do go build -o "$bin/$p" ./samples/$p; done
+	for k in ep is cg mg ft lu bt sp; do go build -o "$bin/$k" ./npb-go/$k; done
+fi
 
 # ms CMD...: runs CMD, prints its wall time in milliseconds.
 ms() {
 	s=$(date +%s%N)
-	if ! "$@" >/dev/null 2>"$bin/err"; then
+	if ! "$@" >/dev/null 2>"$tmp/err"; then
 		echo "virtual-figures: failed: $*" >&2
-		cat "$bin/err" >&2
+		cat "$tmp/err" >&2
 		exit 1
 	fi
 	e=$(date +%s%N)
@@ -61,18 +66,18 @@ slowdown() {
 				;;
 			*) set -- -class "$CLASS" ;;
 			esac
-			: >"$bin/r"
-			: >"$bin/v"
-			: >"$bin/z"
+			: >"$tmp/r"
+			: >"$tmp/v"
+			: >"$tmp/z"
 			i=0
 			while [ $i -lt "$RUNS" ]; do
-				ms "$bin/gompirun" -np "$np" -timeout 300s "$bin/$name" "$@" >>"$bin/r"
-				ms "$bin/gompirun" -np "$np" -virtual "$np" -timeout 300s "$bin/$name" "$@" >>"$bin/v"
-				ms "$bin/gompirun" -np "$np" -virtual "$np" -cpu-scale 0 -timeout 300s "$bin/$name" "$@" >>"$bin/z"
+				ms "$bin/gompirun" -np "$np" -timeout 300s "$bin/$name" "$@" >>"$tmp/r"
+				ms "$bin/gompirun" -np "$np" -virtual "$np" -timeout 300s "$bin/$name" "$@" >>"$tmp/v"
+				ms "$bin/gompirun" -np "$np" -virtual "$np" -cpu-scale 0 -timeout 300s "$bin/$name" "$@" >>"$tmp/z"
 				i=$((i + 1))
 			done
 			prog="$name $*"
-			set -- $(stats <"$bin/r") $(stats <"$bin/v") $(stats <"$bin/z")
+			set -- $(stats <"$tmp/r") $(stats <"$tmp/v") $(stats <"$tmp/z")
 			printf '%-22s %3s %-18s %-18s %-18s %8.2f %8.2f\n' "$prog" "$np" "$1/$2/$3" "$4/$5/$6" "$7/$8/$9" \
 				"$(echo "$5 $2" | awk '{print $1/$2}')" "$(echo "$8 $2" | awk '{print $1/$2}')"
 		done
@@ -84,12 +89,12 @@ scale() {
 	printf '%-10s %4s %10s %16s\n' P np wall-s max-RSS-MiB
 	for p in $SCALE_P; do
 		for np in $SCALE_NP; do
-			if /usr/bin/time -f "%e %M" -o "$bin/time" "$bin/gompirun" -np "$np" -virtual "$p" -cpu-scale 0 \
-				-timeout 120s "$bin/barrier" >/dev/null 2>"$bin/err"; then
-				read -r wall rss <"$bin/time"
+			if /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin/gompirun" -np "$np" -virtual "$p" -cpu-scale 0 \
+				-timeout 120s "$bin/barrier" >/dev/null 2>"$tmp/err"; then
+				read -r wall rss <"$tmp/time"
 				printf '%-10s %4s %10s %16d\n' "$p" "$np" "$wall" $((rss / 1024))
 			else
-				printf '%-10s %4s %10s\n' "$p" "$np" "failed: $(tail -n 1 "$bin/err")"
+				printf '%-10s %4s %10s\n' "$p" "$np" "failed: $(tail -n 1 "$tmp/err")"
 			fi
 		done
 	done
