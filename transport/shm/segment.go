@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -36,9 +37,10 @@ const (
 	offMapped   = 32  // uint32, processes that mapped it for good (Join); the last unlinks the file
 	offSeq      = 64  // uint32 futex word: bumped by senders to wake the owner's waiter
 	offSleepers = 128 // uint32, owner ranks now asleep; senders wake only when nonzero
+	offParked   = 192 // uint32, 1 while the owner's waiter blocks or is about to; senders wake only then
 
 	pageSize = 4096
-	magic    = 0x336d7369706d6f67 // "gompism3" little-endian: the layout's version
+	magic    = 0x346d7369706d6f67 // "gompism4" little-endian: the layout's version
 
 	// Per ring: control words (head at 0 and the fastbox's head at
 	// ringCellHead, both the consumer's; tail at ringTail, far enough apart
@@ -83,8 +85,8 @@ func segmentPath(dir, job string, proc int) string {
 
 // createSegment makes and maps a fresh segment file. A file of the same name
 // can only be left over from a crashed job with the same id, so it is
-// replaced.
-func createSegment(path string, nlocal int, ringSize uint64, cma bool) (*segment, error) {
+// replaced. A pinned segment's sleepers count starts raised (wake.go).
+func createSegment(path string, nlocal int, ringSize uint64, cma, pinned bool) (*segment, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("shm: removing stale segment: %w", err)
 	}
@@ -109,6 +111,9 @@ func createSegment(path string, nlocal int, ringSize uint64, cma bool) (*segment
 	s.u64(offRingSize).Store(ringSize)
 	if cma {
 		s.u32(offCMA).Store(1)
+	}
+	if pinned {
+		s.u32(offSleepers).Store(1) // for good (wake.go)
 	}
 	s.u64(offMagic).Store(magic)
 	return s, nil
@@ -272,16 +277,16 @@ func staleSegment(path string) bool {
 	}
 	var hdr [offPid + 4]byte
 	n, _ := unix.Pread(fd, hdr[:], 0)
-	if n < len(hdr) || binary.LittleEndian.Uint64(hdr[offMagic:]) != magic && binary.LittleEndian.Uint64(hdr[offMagic:]) != oldMagic {
+	if m := binary.LittleEndian.Uint64(hdr[offMagic:]); n < len(hdr) || m != magic && !slices.Contains(oldMagics, m) {
 		return time.Since(time.Unix(st.Mtim.Unix())) > staleAge
 	}
 	pid := int(binary.LittleEndian.Uint32(hdr[offPid:]))
 	return pid > 0 && unix.Kill(pid, 0) == unix.ESRCH
 }
 
-// oldMagic is the header of the previous layout, whose files RemoveStale
-// recognises too (the pid sits at the same place).
-const oldMagic = 0x326d7369706d6f67
+// oldMagics are the headers of earlier layouts ("gompism2", "gompism3"),
+// whose files RemoveStale recognises too (the pid sits at the same place).
+var oldMagics = []uint64{0x326d7369706d6f67, 0x336d7369706d6f67}
 
 // globEscape quotes the pattern characters a job id might contain.
 func globEscape(s string) string {

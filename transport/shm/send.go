@@ -185,11 +185,11 @@ func (t *Transport) takePending(tok uint64) *transport.Frame {
 	return f
 }
 
-// notify wakes the peer's waiter if one of its ranks sleeps. The load
-// follows the publishing store of tail; see wake.go for why no wake-up is
-// lost.
+// notify wakes the peer's waiter if one of its ranks sleeps and the waiter
+// blocks. The loads follow the publishing store of tail; see wake.go for
+// why no wake-up is lost.
 func notify(pr *peer) {
-	if pr.seg.u32(offSleepers).Load() != 0 {
+	if pr.seg.u32(offSleepers).Load() != 0 && pr.seg.u32(offParked).Load() != 0 {
 		wake(pr.seg)
 	}
 }

@@ -62,6 +62,9 @@ type Transport struct {
 	// spinFor is how long a rank polls before it sleeps (SpinBeforeSleep),
 	// zero when the process hosts more ranks than processors.
 	spinFor time.Duration
+	// pinned: the process hosts more ranks than processors, and its
+	// segment's sleepers count stays raised instead of counting (wake.go).
+	pinned bool
 
 	// life is held shared by every operation that touches a mapping and
 	// exclusively by Close, which unmaps.
@@ -154,7 +157,8 @@ func Open(cfg Config) (*Transport, error) {
 	}
 	t.cma, t.cmaWhy = probeCMA()
 	t.cmaWrite.Store(t.cma && cfg.LendCopies && probeCMAWrite())
-	t.own, err = createSegment(t.segmentPath(cfg.LocalProc), nlocal, ringSize, t.cma)
+	t.pinned = len(cfg.Inboxes) > runtime.GOMAXPROCS(0)
+	t.own, err = createSegment(t.segmentPath(cfg.LocalProc), nlocal, ringSize, t.cma, t.pinned)
 	if err != nil {
 		return nil, err
 	}

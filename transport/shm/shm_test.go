@@ -5,6 +5,7 @@ package shm
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -396,11 +397,34 @@ func TestCMARefusedAtRunTime(t *testing.T) {
 
 // TestWakeStress makes every wait a real sleep (no spinning) while two
 // ranks per process play ping-pong across processes, so that every send
-// races with its receiver falling asleep and with the other rank of the
-// process polling the same ring. A lost wake-up shows as a timeout.
+// races with its receiver falling asleep, with the other rank of the
+// process polling the same ring and with the waiter parking. A lost
+// wake-up shows as a timeout. Counted: the processes have a processor per
+// rank, and ranks count themselves asleep. Pinned: one processor for two
+// ranks, whose segments keep their sleepers count raised for good, so
+// only the waiter delivers to a sleeping rank.
 func TestWakeStress(t *testing.T) {
+	for _, pinned := range []bool{false, true} {
+		name := map[bool]string{false: "counted", true: "pinned"}[pinned]
+		t.Run(name, func(t *testing.T) {
+			procs := 2
+			if pinned {
+				procs = 1
+			}
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			wakeStress(t, "wakestress-"+name, pinned)
+		})
+	}
+}
+
+func wakeStress(t *testing.T, job string, pinned bool) {
 	t.Setenv(SpinEnv, "0s")
-	g := openGroup(t, "wakestress", 2, 2)
+	g := openGroup(t, job, 2, 2)
+	for _, tr := range g.trs {
+		if tr.pinned != pinned {
+			t.Fatalf("transport pinned %v with GOMAXPROCS %d and 2 ranks, want %v", tr.pinned, runtime.GOMAXPROCS(0), pinned)
+		}
+	}
 	for _, ibs := range g.inboxes {
 		for _, ib := range ibs {
 			ib.SetSpin(transport.Spin{Checks: 1})
@@ -454,6 +478,70 @@ func TestWakeStress(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+	for i, tr := range g.trs {
+		if n := tr.own.u32(offSleepers).Load(); pinned && n != 1 {
+			t.Errorf("process %d's pinned sleepers count is %d, want 1 for good", i, n)
+		}
+	}
+}
+
+// TestNotifyWakesOnlyAParkedWaiter: a sender bumps the receiver's futex
+// word only when one of its ranks sleeps and its waiter says it blocks.
+func TestNotifyWakesOnlyAParkedWaiter(t *testing.T) {
+	s, err := createSegment(t.TempDir()+"/seg", 2, minRing, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.unmap()
+	pr := &peer{seg: s}
+	for _, c := range []struct {
+		sleepers, parked uint32
+		wakes            bool
+	}{{0, 0, false}, {0, 1, false}, {1, 0, false}, {1, 1, true}, {3, 1, true}} {
+		s.u32(offSleepers).Store(c.sleepers)
+		s.u32(offParked).Store(c.parked)
+		before := s.u32(offSeq).Load()
+		notify(pr)
+		if woke := s.u32(offSeq).Load() != before; woke != c.wakes {
+			t.Errorf("sleepers %d, parked %d: woke %v, want %v", c.sleepers, c.parked, woke, c.wakes)
+		}
+	}
+	pinned, err := createSegment(t.TempDir()+"/pinned", 2, minRing, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pinned.unmap()
+	if n := pinned.u32(offSleepers).Load(); n != 1 {
+		t.Errorf("a pinned segment starts with %d sleepers, want 1", n)
+	}
+}
+
+// TestWaiterParks: an idle transport's waiter says it blocks, and a send
+// to a sleeping rank then wakes it.
+func TestWaiterParks(t *testing.T) {
+	g := openGroup(t, "parks", 1, 1)
+	parked := g.trs[1].own.u32(offParked)
+	deadline := time.Now().Add(10 * time.Second)
+	for parked.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle waiter never raised its parked word")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	rx := g.inbox(1)
+	got := make(chan *transport.Frame, 1)
+	go func() { got <- recvFrame(rx, 20*time.Second) }()
+	waitAsleep(t, rx)
+	before := g.trs[1].wakeups.Load()
+	if err := g.trs[0].Send(dataFrame(0, 1, 1, pattern(1, 8))); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkFrame(<-got, 0, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	if g.trs[1].wakeups.Load() == before {
+		t.Error("a frame for a sleeping rank reached it without waking the parked waiter")
 	}
 }
 

@@ -27,6 +27,20 @@ import (
 //
 // Senders whose ring is full also wake the waiter (regardless of sleepers),
 // so a send never depends on a receiving rank entering MPI.
+//
+// The waiter, in turn, says when it blocks: it raises the segment's parked
+// word, drains once more, and only then waits on the futex; a sender wakes
+// it only when it sees parked raised. Store then load again on both sides:
+// a sender that saw parked low published before that last drain. So a
+// waiter already awake (draining a burst) costs senders no system call.
+//
+// A process that hosts more ranks than processors (a virtual run) keeps
+// its sleepers count raised for good instead (pinned): its ranks sleep at
+// once when they wait, nearly all of them are asleep at any moment, and
+// counting each sleep meant two atomic additions on one cache line that
+// every processor of the process and every sender of the host touch,
+// plus a final drain that waited for the rings' locks. The waiter
+// delivers everything there.
 
 const (
 	futexWait = 0 // FUTEX_WAIT, shared (no FUTEX_PRIVATE_FLAG): the word is in a shared mapping
@@ -65,6 +79,9 @@ const spinYieldEvery = 4096
 
 // Sleeping implements transport.SleepWatcher.
 func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
+	if t.pinned {
+		return
+	}
 	if asleep && t.spinFor > 0 && ib.Spins() {
 		t.spinPoll(ib)
 	}
@@ -111,7 +128,7 @@ func (t *Transport) spinPoll(ib *transport.Inbox) {
 // waiter drains the rings whenever a sender wakes it, until Close.
 func (t *Transport) waiter() {
 	defer close(t.waiterDone)
-	seq := t.own.u32(offSeq)
+	seq, parked := t.own.u32(offSeq), t.own.u32(offParked)
 	for {
 		s := seq.Load()
 		if t.closing.Load() {
@@ -123,7 +140,10 @@ func (t *Transport) waiter() {
 		// back (sysmon, up to milliseconds later), and with one
 		// processor they would wait for that.
 		runtime.Gosched()
+		parked.Store(1)
+		t.drain(nil, true) // what senders that saw parked low published
 		futex(seq, futexWait, uintptr(s))
+		parked.Store(0)
 		t.wakeups.Add(1)
 	}
 }
