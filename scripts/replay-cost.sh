@@ -51,9 +51,7 @@ for a in "$@"; do
 	args="$args $(printf '%s' "$a" | sed "s/'/'\\\\''/g; s/^/'/; s/$/'/")"
 done
 
-field() { # field FILE KEY: a top-level number of a JSON report
-	tr ',{' '\n\n' <"$1" | sed -n "s/^ *\"$2\": *\([-0-9.e+]*\).*/\1/p" | head -n 1
-}
+. scripts/gobin.sh # field
 now() { date +%s.%N; }
 stats() { # stats FILE: median min max of the numbers in FILE
 	sort -g "$1" | awk '{v[NR]=$1} END {printf "%.3f s (min %.3f, max %.3f)", v[int((NR+1)/2)], v[1], v[NR]}'

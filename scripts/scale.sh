@@ -23,18 +23,8 @@ SCALE_P=${SCALE_P:-"1024 4096 16384 65536"}
 SCALE_NP=${SCALE_NP:-"1 2"}
 TIMEOUT=${TIMEOUT:-600s}
 command -v /usr/bin/time >/dev/null 2>&1 || { echo "scale.sh: needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-bin=${BIN:-$tmp}
-if [ -z "${BIN:-}" ]; then
-	go build -o "$tmp/gompirun" ./cmd/gompirun
-	go build -o "$tmp/commskel" ./samples/commskel
-fi
-
-field() { # field FILE KEY: a top-level number of a JSON report
-	tr ',{' '\n\n' <"$1" | sed -n "s/^ *\"$2\": *\([-0-9.e+]*\).*/\1/p" | head -n 1
-}
+. scripts/gobin.sh
+gobin scale.sh ./samples/commskel
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "samples/commskel ${*:-(-iters 10 -n 1024)}, -cpu-scale 0, machine tianhe1a"

@@ -50,9 +50,7 @@ if [ -n "$ref" ]; then
 	trees="ref this"
 fi
 
-field() { # field FILE KEY: a top-level number of a JSON report
-	tr ',{' '\n\n' <"$1" | sed -n "s/^ *\"$2\": *\([-0-9.e+]*\).*/\1/p" | head -n 1
-}
+. scripts/gobin.sh # field
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq "$RUNS"); do

@@ -32,14 +32,8 @@ N=${2:-1024}
 for c in smpicc smpirun; do
 	command -v $c >/dev/null 2>&1 || { echo "smpi-vs-gompi.sh: needs $c (Debian: apt-get install simgrid)" >&2; exit 1; }
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-bin=${BIN:-$tmp}
-if [ -z "${BIN:-}" ]; then
-	go build -o "$tmp/gompirun" ./cmd/gompirun
-	go build -o "$tmp/commskel" ./samples/commskel
-fi
+. scripts/gobin.sh
+gobin smpi-vs-gompi.sh ./samples/commskel
 smpicc -O2 -o "$tmp/commskel-smpi" scripts/smpi/commskel.c 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 
 cat >"$tmp/star.json" <<JSON
@@ -47,9 +41,6 @@ cat >"$tmp/star.json" <<JSON
  "levels": [{"topology": "star", "bandwidth": $SMPI_BW, "l0": 0, "lh": $SMPI_LAT}]}
 JSON
 
-field() { # field FILE KEY: a top-level number of a JSON report
-	tr ',{' '\n\n' <"$1" | sed -n "s/^ *\"$2\": *\([-0-9.e+]*\).*/\1/p" | head -n 1
-}
 now() { date +%s%N; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $(smpirun --version 2>&1 | head -n 1)"

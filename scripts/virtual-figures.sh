@@ -26,14 +26,9 @@ SLOWDOWN_NP=${SLOWDOWN_NP:-2}
 PROGS=${PROGS:-"ring halo pingpong ep is cg mg ft lu bt sp"}
 what=${*:-slowdown scale}
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bin=${BIN:-$tmp}
-if [ -z "${BIN:-}" ]; then
-	go build -o "$bin/gompirun" ./cmd/gompirun
-	for p in ring halo pingpong barrier; do go build -o "$bin/$p" ./samples/$p; done
-	for k in ep is cg mg ft lu bt sp; do go build -o "$bin/$k" ./npb-go/$k; done
-fi
+. scripts/gobin.sh
+gobin virtual-figures.sh ./samples/ring ./samples/halo ./samples/pingpong ./samples/barrier \
+	./npb-go/ep ./npb-go/is ./npb-go/cg ./npb-go/mg ./npb-go/ft ./npb-go/lu ./npb-go/bt ./npb-go/sp
 
 # ms CMD...: runs CMD, prints its wall time in milliseconds.
 ms() {
