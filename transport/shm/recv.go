@@ -93,8 +93,22 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 			got = true
 		}
 		r.release(recLen)
+		if recLen > 0 && r.roomWait.Load() != 0 {
+			t.roomFreed(r)
+		}
 	}
 	return got
+}
+
+// roomFreed wakes the waiter of ring r's producer, which waits for room
+// (awaitRoom), once per wait: whoever clears the flag wakes it.
+func (t *Transport) roomFreed(r *inRing) {
+	if !r.roomWait.CompareAndSwap(1, 0) {
+		return
+	}
+	if pr, err := t.peer(r.from); err == nil {
+		wake(pr.seg)
+	}
 }
 
 // handle acts on one record and returns the inbox it delivered a frame to,

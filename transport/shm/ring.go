@@ -48,6 +48,7 @@ const (
 
 type ringView struct {
 	head, tail *atomic.Uint64
+	roomWait   *atomic.Uint32
 	data       []byte
 	mask       uint64
 	cells      fastboxView
@@ -58,10 +59,11 @@ func (s *segment) ring(i int) ringView {
 	cells := fastboxCells(s.ringSize) * cellSize
 	d := b + ringCtl + cells
 	return ringView{
-		head: s.u64(b),
-		tail: s.u64(b + ringTail),
-		data: s.mem[d : d+int(s.ringSize) : d+int(s.ringSize)],
-		mask: s.ringSize - 1,
+		head:     s.u64(b),
+		tail:     s.u64(b + ringTail),
+		roomWait: s.u32(b + ringRoomWait),
+		data:     s.mem[d : d+int(s.ringSize) : d+int(s.ringSize)],
+		mask:     s.ringSize - 1,
 		cells: fastboxView{
 			head: s.u64(b + ringCellHead),
 			mem:  s.mem[b+ringCtl : d : d],
@@ -80,6 +82,10 @@ type outRing struct {
 	seenHead uint64 // the consumer's head when last read: avoids touching its cache line
 	cellNext uint64 // fastbox cells filled
 	cellSeen uint64 // the consumer's cell head when last read
+	// A goroutine of this process waits for room (awaitRoom): the waiter
+	// goroutine tells it on room when the consumer says it freed some.
+	waiting atomic.Bool
+	room    chan struct{}
 }
 
 // reserve returns room for a record of n bytes (n aligned, at most half the

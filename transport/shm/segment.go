@@ -43,13 +43,14 @@ const (
 	magic    = 0x346d7369706d6f67 // "gompism4" little-endian: the layout's version
 
 	// Per ring: control words (head at 0 and the fastbox's head at
-	// ringCellHead, both the consumer's; tail at ringTail, far enough apart
-	// that producer and consumer do not share a cache line or its
-	// prefetched neighbour), then the fastbox cells, then the data. Not a
-	// page each: a segment has a ring per local process, and a host as
-	// many segments.
+	// ringCellHead, both the consumer's; tail at ringTail and the
+	// producer's room-wait flag at ringRoomWait, far enough apart that
+	// producer and consumer do not share a cache line or its prefetched
+	// neighbour), then the fastbox cells, then the data. Not a page each: a
+	// segment has a ring per local process, and a host as many segments.
 	ringCellHead = 8
 	ringTail     = 128
+	ringRoomWait = 136 // uint32, 1 while the producer waits for room (send.go awaitRoom)
 	ringCtl      = 256
 )
 

@@ -215,17 +215,21 @@ func (t *Transport) room(pr *peer, n int) ([]byte, error) {
 type stallWait struct {
 	spins, naps int
 	start       time.Time
+	timer       *time.Timer // bounds each awaitRoom
 }
 
 // stall is one step of waiting for a full ring to drain, with a drain
 // request and a liveness check every 64 steps. It yields, for as long as
 // the transport's ranks spin (spinFor: the host has a core for each) or
-// at least 64 times, and then sleeps, for up to a millisecond a step.
-// Where the consumer has a core of its own it drains a full ring far
-// sooner than a Go sleep of a process with nothing else to run ends (its
-// timers wait in the network poller, in whole milliseconds): a sender that
-// slept at once left the receiver idle for most of the sleep
-// (docs/transports-shm.md, "Full rings", has the figures).
+// at least 64 times, and then waits until the consumer says it freed
+// room (awaitRoom), a millisecond at most a step. Where the consumer has
+// a core of its own it drains a full ring far sooner than a Go sleep of a
+// process with nothing else to run ends (its timers wait in the network
+// poller, in whole milliseconds): a sender that slept at once left the
+// receiver idle for most of the sleep, and one that slept after its
+// yields, on a host with more processes than cores, waited a millisecond
+// for each ring of a long message (docs/transports-shm.md, "Full rings",
+// has the figures).
 func (t *Transport) stall(pr *peer, w *stallWait) error {
 	if t.closing.Load() {
 		return errClosed
@@ -245,8 +249,59 @@ func (t *Transport) stall(pr *peer, w *stallWait) error {
 		return nil
 	}
 	w.naps++
-	time.Sleep(min(time.Duration(w.naps)*10*time.Microsecond, time.Millisecond))
+	t.awaitRoom(pr, w)
 	return nil
+}
+
+// awaitRoom parks the sending goroutine until the consumer frees room in
+// its ring (it then wakes this process's waiter, which tells the sender:
+// signalRoom), or for a millisecond. The caller holds pr.out.mu. Store then
+// load on both sides: the sender raises the ring's room-wait flag and then
+// reads the consumer's head; the consumer stores its head and then reads
+// the flag. So either the sender sees the head move and does not park, or
+// the consumer sees the flag and wakes it.
+func (t *Transport) awaitRoom(pr *peer, w *stallWait) {
+	o := &pr.out
+	t.roomWaiters.Add(1)
+	o.waiting.Store(true)
+	o.roomWait.Store(1)
+	defer func() {
+		o.roomWait.Store(0)
+		o.waiting.Store(false)
+		t.roomWaiters.Add(-1)
+	}()
+	if o.head.Load() != o.seenHead {
+		return // room freed since reserve looked
+	}
+	wake(pr.seg) // the consumer's waiter drains, whatever its ranks do
+	if w.timer == nil {
+		w.timer = time.NewTimer(time.Millisecond)
+	} else {
+		w.timer.Reset(time.Millisecond)
+	}
+	select {
+	case <-o.room:
+		t.roomSignals.Add(1)
+	case <-w.timer.C:
+	}
+	w.timer.Stop()
+}
+
+// signalRoom tells this process's senders waiting for room (awaitRoom)
+// to look again; the waiter calls it each time it wakes, as a consumer
+// that freed room in a ring whose producer waits wakes it (roomFreed).
+func (t *Transport) signalRoom() {
+	if t.roomWaiters.Load() == 0 {
+		return
+	}
+	for i := range t.peers {
+		if pr := t.peers[i].Load(); pr != nil && pr.out.waiting.Load() {
+			select {
+			case pr.out.room <- struct{}{}:
+			default:
+			}
+		}
+	}
 }
 
 // queueCtrl owes peer pr a control record and tries to write it at once;

@@ -77,6 +77,10 @@ type Transport struct {
 	nextTok uint64
 
 	ctrlQueued atomic.Int32 // control records waiting for room, all peers
+	// Senders parked for room in a peer's ring (awaitRoom), and how many
+	// such waits ended because the consumer said it freed some.
+	roomWaiters atomic.Int32
+	roomSignals atomic.Uint64
 
 	// Completion records owed to peers and handled from them, for the
 	// job-wide stall detection of virtual runs (Completions).
@@ -303,6 +307,7 @@ func (t *Transport) peer(p int) (*peer, error) {
 	}
 	pr := &peer{proc: p, seg: seg}
 	pr.out.ringView = seg.ring(t.cfg.LocalProc)
+	pr.out.room = make(chan struct{}, 1)
 	prefault(pr.out.data)
 	pr.out.pos = pr.out.tail.Load()
 	pr.out.seenHead = pr.out.head.Load()

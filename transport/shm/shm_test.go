@@ -646,3 +646,35 @@ func TestFullRingWaitSpinsThenSleeps(t *testing.T) {
 		t.Fatalf("without a spin: %d yields, %d sleeps; want 64 and 6", w.spins, w.naps)
 	}
 }
+
+// TestFullRingWaitEndsWhenTheConsumerFreesRoom sends a frame of many
+// rings' worth through a 1 KiB ring with no spin (a host with more
+// processes than cores) while the receiving rank is not in MPI: its
+// process's waiter drains, and each time it frees room in the ring the
+// sender waits on, it must wake the sender (awaitRoom), not leave it to
+// its timeout.
+func TestFullRingWaitEndsWhenTheConsumerFreesRoom(t *testing.T) {
+	t.Setenv(RingEnv, "1024")
+	t.Setenv(CMAEnv, "0") // stream the payload through the ring
+	g := openGroup(t, "room", 1, 1)
+	tr := g.trs[0]
+	tr.spinFor = 0
+	const size = 1 << 20
+	sent := make(chan error, 1)
+	go func() { sent <- tr.Send(dataFrame(0, 1, 1, pattern(1, size))) }()
+	select {
+	case err := <-sent:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the send never finished")
+	}
+	if err := checkFrame(recvFrame(g.inbox(1), 10*time.Second), 0, 1, size); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d waits for room ended by the consumer", tr.roomSignals.Load())
+	if tr.roomSignals.Load() == 0 {
+		t.Error("no wait for room was ended by the consumer freeing room: each waited for its timeout")
+	}
+}

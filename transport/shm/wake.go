@@ -135,6 +135,7 @@ func (t *Transport) waiter() {
 			return
 		}
 		t.drain(nil, true)
+		t.signalRoom()
 		// Let the ranks just woken run before blocking: the futex wait
 		// holds this goroutine's processor until the runtime takes it
 		// back (sysmon, up to milliseconds later), and with one
