@@ -274,6 +274,7 @@ func (t *Transport) awaitRoom(pr *peer, w *stallWait) {
 		return // room freed since reserve looked
 	}
 	wake(pr.seg) // the consumer's waiter drains, whatever its ranks do
+	t.roomParks.Add(1)
 	if w.timer == nil {
 		w.timer = time.NewTimer(time.Millisecond)
 	} else {

@@ -77,9 +77,11 @@ type Transport struct {
 	nextTok uint64
 
 	ctrlQueued atomic.Int32 // control records waiting for room, all peers
-	// Senders parked for room in a peer's ring (awaitRoom), and how many
-	// such waits ended because the consumer said it freed some.
+	// Senders parked for room in a peer's ring (awaitRoom); how many such
+	// waits parked, and how many ended because the consumer said it freed
+	// some.
 	roomWaiters atomic.Int32
+	roomParks   atomic.Uint64
 	roomSignals atomic.Uint64
 
 	// Completion records owed to peers and handled from them, for the
