@@ -218,8 +218,8 @@ type stallWait struct {
 	timer       *time.Timer // bounds each awaitRoom
 }
 
-// stall is one step of waiting for a full ring to drain, with a drain
-// request and a liveness check every 64 steps. It yields, for as long as
+// stall is one step of waiting for a full ring to drain, with a liveness
+// check every 64 steps and, while it yields, a drain request. It yields, for as long as
 // the transport's ranks spin (spinFor: the host has a core for each) or
 // at least 64 times, and then waits until the consumer says it freed
 // room (awaitRoom), a millisecond at most a step. Where the consumer has
@@ -241,7 +241,9 @@ func (t *Transport) stall(pr *peer, w *stallWait) error {
 		if !pr.seg.alive() {
 			return errPeerGone
 		}
-		wake(pr.seg)
+		if w.naps == 0 {
+			wake(pr.seg) // awaitRoom asks for the drain itself before it parks
+		}
 	}
 	if w.naps == 0 && (w.spins < 64 || w.spins%64 != 0 || time.Since(w.start) < t.spinFor) {
 		w.spins++
