@@ -28,9 +28,13 @@ const DefaultEagerLimit = 64 << 10
 // processes. Between processes an eager payload is copied into and out of a
 // shared-memory ring (or a socket) on top of the engine's own copy, while
 // the rendezvous DATA is read once, straight from the sender's buffer
-// (process_vm_readv); measured with samples/osu over shared memory, the
-// rendezvous wins from 32 KiB on, eager still at 16 KiB.
-const DefaultRemoteEagerLimit = 16 << 10
+// (process_vm_readv), after a REQ/ACK round trip. Measured by
+// scripts/eager-limit.sh (docs/mpi.md, "The protocol engine"): at 32 KiB
+// the eager message wins over shared memory and TCP alike, in ping-pongs
+// and in the collectives whose pieces are that large; at 64 KiB a stream
+// of eager messages through a shared-memory ring loses to the single-copy
+// read.
+const DefaultRemoteEagerLimit = 32 << 10
 
 // EagerLimitEnv names the environment variable that overrides the eager
 // limit (bytes, decimal) for every world the process creates.

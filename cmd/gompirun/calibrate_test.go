@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -53,7 +54,7 @@ func TestCalibrateOneHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.CoresPerNode != runtime.NumCPU() || len(m.Contention) != m.CoresPerNode || m.Contention[0] != 1 ||
-		m.EagerLimit == nil || *m.EagerLimit != 16<<10 || m.NetEagerLimit == nil || *m.NetEagerLimit != 16<<10 || !strings.HasPrefix(m.Name, "calibrated-") ||
+		m.EagerLimit == nil || *m.EagerLimit != mpi.DefaultRemoteEagerLimit || m.NetEagerLimit == nil || *m.NetEagerLimit != mpi.DefaultRemoteEagerLimit || !strings.HasPrefix(m.Name, "calibrated-") ||
 		len(m.Levels) != 1 || m.Levels[0].Size != 1 || m.Overhead.B != 0 {
 		t.Errorf("machine:\n%s", m.JSON())
 	}
