@@ -250,6 +250,9 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 		Kind: transport.Ack, Context: f.Context, Src: int32(r.id), Dst: f.Src, Tag: f.Tag,
 		SendID: f.SendID, RecvID: q.id, Size: f.Size,
 	}
+	if len(r.sends) > 0 {
+		ack.Flags |= transport.FlagExchanging
+	}
 	return ack
 }
 
@@ -278,6 +281,9 @@ func (r *rank) dataFor(q *Request, f *transport.Frame) (d *transport.Frame, owne
 		Kind: transport.Data, Flags: transport.FlagRendezvous, Context: q.ctx,
 		Src: int32(r.id), Dst: f.Src, Tag: q.tag, SendID: q.id, RecvID: f.RecvID,
 		Size: int64(len(q.buf)),
+	}
+	if len(r.recvs) > 0 {
+		d.Flags |= transport.FlagExchanging
 	}
 	if len(q.buf) > 0 && r.virtual && int(f.Src) == r.id {
 		d.CopyPayload(q.buf)

@@ -85,6 +85,7 @@ var settings = []setting{
 	{shm.RingEnv, "sized by the processes of the host", "transport/shm Open", shmCheck},
 	{shm.SpinEnv, "1ms, only with no more ranks than processors", "transport/shm Open", shmCheck},
 	{shm.CMAEnv, "1 where the kernel allows it", "transport/shm Open", shmCheck},
+	{shm.SplitEnv, "1 in real runs where the kernel allows writes", "transport/shm Open", shmCheck},
 }
 
 // settingNamed is the setting called name, if gompi has one.

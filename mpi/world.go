@@ -29,7 +29,7 @@ const DefaultEagerLimit = 64 << 10
 // shared-memory ring (or a socket) on top of the engine's own copy, while
 // the rendezvous DATA is read once, straight from the sender's buffer
 // (process_vm_readv), after a REQ/ACK round trip. Measured by
-// scripts/eager-limit.sh (docs/mpi.md, "The protocol engine"): at 32 KiB
+// scripts/osu-settings.sh (docs/mpi.md, "The protocol engine"): at 32 KiB
 // the eager message wins over shared memory and TCP alike, in ping-pongs
 // and in the collectives whose pieces are that large; at 64 KiB a stream
 // of eager messages through a shared-memory ring loses to the single-copy

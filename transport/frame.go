@@ -45,6 +45,14 @@ const (
 	FlagRendezvous uint8 = 1 << iota
 	// FlagSync marks a REQ sent by a synchronous send (Ssend / Issend).
 	FlagSync
+	// FlagExchanging marks an ACK or a rendezvous DATA whose rank has
+	// rendezvous transfers of its own in the other direction in progress
+	// (sends for an ACK, matched receives for a DATA): an exchange, as in
+	// Sendrecv or Alltoall, whose ends are both busy copying. Shared memory
+	// splits a payload's copy between the two ends only where neither
+	// frame says so (transport/shm split.go), since a split pays only while
+	// one end would otherwise wait.
+	FlagExchanging
 )
 
 // Header is the fixed part of every frame. All ranks are world ranks.

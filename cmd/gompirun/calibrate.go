@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gompi/gompi/internal/launch"
+	"github.com/gompi/gompi/transport/shm"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -126,13 +127,17 @@ func calibrate(o *options, exe string) int {
 	return 0
 }
 
-// env is what every process of the job gets.
+// env is what every process of the job gets. The ping-pong measures a
+// large payload copied once, by the receiver, as the model charges it
+// (docs/model.md) and as exchanges move it: shared memory's split copies
+// (both ends copying half each, docs/transports-shm.md), which a one-way
+// message gets, stay off (-x or -genv can still turn them on).
 func (cl *calibration) env() []string {
 	mode := cl.phase
 	if cl.quick {
 		mode += ",quick"
 	}
-	return []string{calibrateEnv + "=" + mode}
+	return []string{calibrateEnv + "=" + mode, shm.SplitEnv + "=0"}
 }
 
 // finish fits the measurements the jobs' rank 0 reported (the shm job's

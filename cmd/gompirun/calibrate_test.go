@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/transport/shm"
 	"github.com/gompi/gompi/vtime"
 )
 
@@ -102,5 +104,16 @@ func TestCalibrateUsage(t *testing.T) {
 	}
 	if _, err := os.Stat("-"); err == nil {
 		t.Error("a file named - was written")
+	}
+}
+
+// TestCalibrationCopiesOnce: the calibration's jobs run with shared
+// memory's split copies off, so that its ping-pong measures a payload
+// copied once, by its receiver, as the model charges it.
+func TestCalibrationCopiesOnce(t *testing.T) {
+	for _, cl := range []*calibration{{phase: "shm"}, {phase: "net", quick: true}} {
+		if env := cl.env(); !slices.Contains(env, shm.SplitEnv+"=0") {
+			t.Errorf("%s calibration's environment %q: split copies not off", cl.phase, env)
+		}
 	}
 }

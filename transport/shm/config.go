@@ -34,7 +34,9 @@
 // with process_vm_readv (Linux cross-memory attach) straight from the
 // sender's buffer into the user's receive buffer: one copy. Freeing that
 // frame sends a completion record back, upon which the sender releases its
-// frame. With Config.LendCopies (virtual-time runs) the sender does not wait
+// frame. A large payload's copy is split where the kernel allows the write
+// too: the receiver reads its head while the sender writes its tail into
+// the receive buffer (split.go). With Config.LendCopies (virtual-time runs) the sender does not wait
 // for that: it writes the payload into the receive buffer its ACK named,
 // with process_vm_writev, or, where it cannot, copies a large payload
 // first and lends the copy (landing.go). A DATA streaming through the ring

@@ -99,7 +99,7 @@ func (t *Transport) handleLand(r *inRing, body []byte) (*transport.Inbox, error)
 		f.Free()
 		return nil, fmt.Errorf("shm: ring from process %d: bad landing (%v, %d bytes at %#x)", r.from, f.Kind, n, addr)
 	}
-	if !t.cmaWrite.Load() {
+	if !t.cmaWrite.Load() && !t.splitCopy.Load() {
 		ib.Deliver(f) // this process does not write: the DATA comes another way
 		return ib, nil
 	}
@@ -121,13 +121,7 @@ func (t *Transport) sendLanded(pr *peer, f *transport.Frame) (bool, error) {
 	if !t.cfg.LendCopies || f.Kind != transport.Data || f.Flags&transport.FlagRendezvous == 0 {
 		return false, nil
 	}
-	k := landKey{f.Dst, f.RecvID}
-	t.landMu.Lock()
-	rb, ok := t.lands[k]
-	if ok {
-		delete(t.lands, k)
-	}
-	t.landMu.Unlock()
+	rb, ok := t.takeLand(f)
 	if !ok || !t.cmaWrite.Load() {
 		return false, nil
 	}
@@ -144,6 +138,19 @@ func (t *Transport) sendLanded(pr *peer, f *transport.Frame) (bool, error) {
 	// The payload is in the receiver's buffer: the sender's is free.
 	f.Free()
 	return true, nil
+}
+
+// takeLand returns the receive buffer the ACK for rendezvous DATA f named,
+// if one did, and forgets it.
+func (t *Transport) takeLand(f *transport.Frame) (remoteBuf, bool) {
+	k := landKey{f.Dst, f.RecvID}
+	t.landMu.Lock()
+	rb, ok := t.lands[k]
+	if ok {
+		delete(t.lands, k)
+	}
+	t.landMu.Unlock()
+	return rb, ok
 }
 
 // handleLanded delivers a rendezvous DATA whose payload its sender wrote

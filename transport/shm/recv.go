@@ -146,6 +146,10 @@ func (t *Transport) handle(r *inRing, typ byte, body []byte, mine *transport.Inb
 		return t.handleLand(r, body)
 	case recLanded:
 		return t.handleLanded(r, body)
+	case recSplit:
+		return t.handleSplit(r, body)
+	case recSplitDone:
+		return nil, t.handleSplitDone(r, body)
 	case recDone:
 		return nil, t.handleDone(r, body)
 	}

@@ -38,7 +38,12 @@ const (
 	// A rendezvous DATA's header: its payload is already in the receive
 	// buffer its ACK named (landing.go).
 	recLanded = 7
-	recLast   = recLanded
+	// A rendezvous DATA whose payload both ends copy (split.go): frame
+	// header + address, length, token, offset of the sender's part; then
+	// the token and a status once the sender's part is written.
+	recSplit     = 8
+	recSplitDone = 9
+	recLast      = recSplitDone
 
 	rdvBody = 24 // address, length, token after the frame header
 

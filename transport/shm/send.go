@@ -48,8 +48,18 @@ func (t *Transport) Send(f *transport.Frame) error {
 			return err
 		}
 	}
+	var rb remoteBuf
+	landed := false
+	if !t.cfg.LendCopies && f.Kind == transport.Data && f.Flags&transport.FlagRendezvous != 0 {
+		rb, landed = t.takeLand(f) // whichever way the DATA goes
+	}
 	if f.Borrowed() && len(f.Payload) > 0 && t.cma && pr.seg.u32(offCMA).Load() == 1 {
 		if !t.cfg.LendCopies {
+			if landed {
+				if sent, err := t.sendSplit(pr, f, rb); sent {
+					return err
+				}
+			}
 			return t.sendRdv(pr, f)
 		}
 		if len(f.Payload) > maxRecordPayload(pr) {
@@ -57,7 +67,7 @@ func (t *Transport) Send(f *transport.Frame) error {
 			return t.sendRdv(pr, f)
 		}
 	}
-	if f.Kind == transport.Ack && t.cmaWrite.Load() {
+	if f.Kind == transport.Ack && (t.cmaWrite.Load() || t.splitCopy.Load() && asksSplit(f)) {
 		// Name the receive buffer, for the sender to write into.
 		if sent, err := t.sendLanding(pr, f); sent {
 			return err

@@ -10,7 +10,7 @@ import (
 )
 
 // CheckEnv validates the transport's settings (GOMPI_SHM_RING,
-// GOMPI_SHM_SPIN, GOMPI_SHM_CMA). The launcher calls it before anything
+// GOMPI_SHM_SPIN, GOMPI_SHM_CMA, GOMPI_SHM_SPLIT). The launcher calls it before anything
 // starts: a mistyped value made Open fail, and the job quietly fell back
 // to TCP, 20 times slower.
 func CheckEnv() error {
@@ -22,6 +22,9 @@ func CheckEnv() error {
 	}
 	if v := os.Getenv(CMAEnv); v != "" && v != "0" && v != "1" {
 		return fmt.Errorf("shm: %s=%q: want 0 (copy through the rings) or 1 (single copy where allowed)", CMAEnv, v)
+	}
+	if v := os.Getenv(SplitEnv); v != "" && v != "0" && v != "1" {
+		return fmt.Errorf("shm: %s=%q: want 0 (the receiver copies a large payload alone) or 1 (both ends copy, where allowed)", SplitEnv, v)
 	}
 	return nil
 }

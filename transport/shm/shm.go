@@ -56,6 +56,11 @@ type Transport struct {
 	// cmaWrite: this process may write others' receive buffers with
 	// process_vm_writev (landing.go), until the kernel refuses once.
 	cmaWrite atomic.Bool
+	// splitCopy: in a real run, this process may write others' memory,
+	// so it copies half of a large rendezvous payload itself (split.go).
+	splitCopy atomic.Bool
+	splits    splits
+	splitsOut atomic.Uint64 // split transfers sent (tests)
 
 	landMu sync.Mutex
 	lands  map[landKey]remoteBuf // receive buffers named by ACKs, until their DATA is sent
@@ -163,6 +168,7 @@ func Open(cfg Config) (*Transport, error) {
 	}
 	t.cma, t.cmaWhy = probeCMA()
 	t.cmaWrite.Store(t.cma && cfg.LendCopies && probeCMAWrite())
+	t.splitCopy.Store(t.cma && !cfg.LendCopies && os.Getenv(SplitEnv) != "0" && probeCMAWrite())
 	t.pinned = len(cfg.Inboxes) > runtime.GOMAXPROCS(0)
 	t.own, err = createSegment(t.segmentPath(cfg.LocalProc), nlocal, ringSize, t.cma, t.pinned)
 	if err != nil {
@@ -250,6 +256,9 @@ func (t *Transport) Path() string {
 	}
 	if t.cma && t.cfg.LendCopies {
 		return "single copy (process_vm_readv) of a copy the sender lends"
+	}
+	if t.cma && t.splitCopy.Load() {
+		return "single copy (process_vm_readv; a large payload's tail written by its sender with process_vm_writev)"
 	}
 	if t.cma {
 		return "single copy (process_vm_readv)"

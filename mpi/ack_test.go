@@ -1,0 +1,46 @@
+package mpi
+
+import (
+	"testing"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// TestHandshakeSaysWhetherTheRankExchanges: a receive's ACK carries
+// transport.FlagExchanging while its rank has rendezvous sends of its own
+// in progress, and a rendezvous DATA while its rank has matched receives
+// waiting for theirs (an exchange), so that shared memory does not split
+// the copy of a payload between the two ends, which pays only when one
+// end would otherwise wait (transport/shm split.go); otherwise they do
+// not.
+func TestHandshakeSaysWhetherTheRankExchanges(t *testing.T) {
+	cfg, err := newConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(2, 0, 2, cfg)
+	r := w.ranks[1]
+	reqFrame := func(id uint64) *transport.Frame {
+		return &transport.Frame{Header: transport.Header{Kind: transport.Req, Src: 0, Dst: 1, SendID: id, Size: 1 << 20}}
+	}
+	alone := r.ackFor(&Request{r: r, comm: r.worldComm, id: 1, buf: make([]byte, 1<<20)}, reqFrame(1))
+	if alone.Kind != transport.Ack || alone.Flags&transport.FlagExchanging != 0 {
+		t.Fatalf("ACK of a rank with no sends: %+v", alone.Header)
+	}
+	r.sends = map[uint64]*Request{9: {r: r, comm: r.worldComm, id: 9}}
+	exchanging := r.ackFor(&Request{r: r, comm: r.worldComm, id: 2, buf: make([]byte, 1<<20)}, reqFrame(2))
+	if exchanging.Flags&transport.FlagExchanging == 0 {
+		t.Fatalf("ACK of a rank with a rendezvous send in progress: %+v", exchanging.Header)
+	}
+
+	s := w.ranks[0]
+	send := &Request{r: s, comm: s.worldComm, id: 1, buf: make([]byte, 1<<20)}
+	ack := &transport.Frame{Header: transport.Header{Kind: transport.Ack, Src: 1, Dst: 0, SendID: 1, RecvID: 5, Size: 1 << 20}}
+	if d, _ := s.dataFor(send, ack); d.Flags&transport.FlagExchanging != 0 || d.Flags&transport.FlagRendezvous == 0 {
+		t.Fatalf("DATA of a rank with no matched receives: %+v", d.Header)
+	}
+	s.recvs = map[uint64]*Request{4: {r: s, comm: s.worldComm, id: 4}}
+	if d, _ := s.dataFor(send, ack); d.Flags&transport.FlagExchanging == 0 {
+		t.Fatalf("DATA of a rank with a matched receive waiting: %+v", d.Header)
+	}
+}
