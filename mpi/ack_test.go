@@ -44,3 +44,38 @@ func TestHandshakeSaysWhetherTheRankExchanges(t *testing.T) {
 		t.Fatalf("DATA of a rank with a matched receive waiting: %+v", d.Header)
 	}
 }
+
+// framesTo records the frames a rank sends.
+type framesTo struct{ got []*transport.Frame }
+
+func (f *framesTo) Send(fr *transport.Frame) error { f.got = append(f.got, fr); return nil }
+func (f *framesTo) Close() error                   { return nil }
+
+// TestEagerLimitFollowsTheRoute: a real send is eager up to
+// DefaultEagerLimit to a rank of the same process, DefaultRemoteEagerLimit
+// to one of another process over shared memory, and DefaultNetEagerLimit
+// to one reached over TCP; above, it is a rendezvous (a REQ).
+func TestEagerLimitFollowsTheRoute(t *testing.T) {
+	cfg, err := newConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(4, 0, 2, cfg) // ranks 0 and 1 here; 2 over shared memory, 3 over TCP
+	w.overTCP = func(r int) bool { return r == 3 }
+	r := w.ranks[0]
+	out := &framesTo{}
+	r.out = out
+	for _, c := range []struct{ dst, limit int }{{1, DefaultEagerLimit}, {2, DefaultRemoteEagerLimit}, {3, DefaultNetEagerLimit}} {
+		for _, size := range []int{c.limit, c.limit + 1} {
+			out.got = nil
+			r.startSend(new(Request), r.worldComm, make([]byte, size), c.dst, 0, 0, false)
+			want := transport.Data
+			if size > c.limit {
+				want = transport.Req
+			}
+			if len(out.got) != 1 || out.got[0].Kind != want {
+				t.Fatalf("%d bytes to rank %d: sent %v, want one %v", size, c.dst, out.got, want)
+			}
+		}
+	}
+}

@@ -124,6 +124,9 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 		limit = r.targetEager(r.id, dst)
 	} else if r.remote(dst) {
 		limit = r.eagerRemote
+		if r.w.overTCP != nil && r.w.overTCP(dst) {
+			limit = r.w.eagerNet
+		}
 	}
 	if !sync && len(buf) <= limit {
 		r.clock.Begin(actDS)

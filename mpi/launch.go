@@ -76,6 +76,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	w.partial = &partialPublisher{client: client, proc: env.Proc, w: w, virt: js.virt}
 	w.agent = watchJob(env, w, part)
 	w.out = part.Routes
+	w.overTCP = part.OverTCP()
 	for _, r := range w.ranks {
 		r.out = part.Routes
 	}

@@ -30,11 +30,19 @@ const DefaultEagerLimit = 64 << 10
 // the rendezvous DATA is read once, straight from the sender's buffer
 // (process_vm_readv), after a REQ/ACK round trip. Measured by
 // scripts/osu-settings.sh (docs/mpi.md, "The protocol engine"): at 32 KiB
-// the eager message wins over shared memory and TCP alike, in ping-pongs
-// and in the collectives whose pieces are that large; at 64 KiB a stream
-// of eager messages through a shared-memory ring loses to the single-copy
-// read.
+// the eager message wins, in ping-pongs and in the collectives whose
+// pieces are that large; at 64 KiB a stream of eager messages through a
+// shared-memory ring loses to the single-copy read. Ranks reached over TCP
+// get DefaultNetEagerLimit instead.
 const DefaultRemoteEagerLimit = 32 << 10
+
+// DefaultNetEagerLimit is the eager limit for messages to ranks reached
+// over TCP (other hosts, or GOMPI_TRANSPORT=tcp), as MPICH's and Open
+// MPI's TCP paths send up to 64 KiB eagerly: there a rendezvous costs a
+// network round trip before the payload moves, and no single-copy read
+// saves a copy. Measured by scripts/osu-settings.sh with
+// GOMPI_TRANSPORT=tcp (docs/mpi.md, "The protocol engine").
+const DefaultNetEagerLimit = 64 << 10
 
 // EagerLimitEnv names the environment variable that overrides the eager
 // limit (bytes, decimal) for every world the process creates.
@@ -45,7 +53,8 @@ type Option func(*config)
 
 type config struct {
 	eagerLimit  int // to ranks of this process
-	eagerRemote int // to ranks of other processes
+	eagerRemote int // to ranks of other processes, over shared memory
+	eagerNet    int // to ranks of other processes, over TCP
 	clocks      func(worldRank int) eventClock
 	// targetEager is the target machine's eager limit for a message from
 	// src to dst (virtual mode; nil in real mode). It replaces eagerLimit
@@ -65,7 +74,7 @@ type config struct {
 // (empty messages are always eager, so 0 sends every other message by
 // rendezvous).
 func WithEagerLimit(n int) Option {
-	return func(c *config) { c.eagerLimit, c.eagerRemote = n, n }
+	return func(c *config) { c.eagerLimit, c.eagerRemote, c.eagerNet = n, n, n }
 }
 
 // WithClocks installs a virtual-time clock per rank (the virtual-time
@@ -73,18 +82,18 @@ func WithEagerLimit(n int) Option {
 func withClocks(f func(worldRank int) eventClock) Option { return func(c *config) { c.clocks = f } }
 
 func newConfig(opts []Option) (*config, error) {
-	c := &config{eagerLimit: DefaultEagerLimit, eagerRemote: DefaultRemoteEagerLimit}
+	c := &config{eagerLimit: DefaultEagerLimit, eagerRemote: DefaultRemoteEagerLimit, eagerNet: DefaultNetEagerLimit}
 	if s := os.Getenv(EagerLimitEnv); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("mpi: %s=%q: want a non-negative byte count", EagerLimitEnv, s)
 		}
-		c.eagerLimit, c.eagerRemote = n, n
+		c.eagerLimit, c.eagerRemote, c.eagerNet = n, n, n
 	}
 	for _, o := range opts {
 		o(c)
 	}
-	if c.eagerLimit < 0 || c.eagerRemote < 0 {
+	if c.eagerLimit < 0 || c.eagerRemote < 0 || c.eagerNet < 0 {
 		return nil, fmt.Errorf("mpi: eager limit %d is negative", c.eagerLimit)
 	}
 	return c, nil
@@ -99,8 +108,13 @@ type world struct {
 	ranks   []*rank // hosted ranks
 	out     transport.Transport
 	local   bool // every rank of the job is in this process (deadlock detection is sound)
-	start   time.Time
-	exitFn  func(code int) // process-level abort (Main); nil for Run
+	// overTCP reports whether a rank of another process is reached over
+	// TCP, whose sends use eagerNet; nil when none is (Run, or a job of
+	// one host over shared memory).
+	overTCP  func(worldRank int) bool
+	eagerNet int
+	start    time.Time
+	exitFn   func(code int) // process-level abort (Main); nil for Run
 
 	aborted  atomic.Bool
 	failOnce sync.Once
@@ -179,7 +193,7 @@ type rankStats struct {
 }
 
 func newWorld(size, base, nlocal int, cfg *config) *world {
-	w := &world{size: size, base: base, start: time.Now()}
+	w := &world{size: size, base: base, start: time.Now(), eagerNet: cfg.eagerNet}
 	group := worldGroup(size) // immutable: the ranks share it
 	w.ranks = make([]*rank, nlocal)
 	inboxes := make([]*transport.Inbox, nlocal)

@@ -105,12 +105,13 @@ func calibrationRank(c *mpi.Comm, phase string, quick bool) error {
 }
 
 // eagerLimits are the limits this process's engine uses between ranks of
-// different processes, on one host and between hosts (mpi/world.go).
+// different processes, over shared memory (one host) and over TCP
+// (between hosts; mpi/world.go).
 func eagerLimits() (shm, net int) {
 	if n, err := strconv.Atoi(os.Getenv(mpi.EagerLimitEnv)); err == nil && n >= 0 {
 		return n, n
 	}
-	return mpi.DefaultRemoteEagerLimit, mpi.DefaultRemoteEagerLimit
+	return mpi.DefaultRemoteEagerLimit, mpi.DefaultNetEagerLimit
 }
 
 // pingPong measures one-way times between this rank and peer: each round

@@ -56,7 +56,7 @@ func TestCalibrateOneHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.CoresPerNode != runtime.NumCPU() || len(m.Contention) != m.CoresPerNode || m.Contention[0] != 1 ||
-		m.EagerLimit == nil || *m.EagerLimit != mpi.DefaultRemoteEagerLimit || m.NetEagerLimit == nil || *m.NetEagerLimit != mpi.DefaultRemoteEagerLimit || !strings.HasPrefix(m.Name, "calibrated-") ||
+		m.EagerLimit == nil || *m.EagerLimit != mpi.DefaultRemoteEagerLimit || m.NetEagerLimit == nil || *m.NetEagerLimit != mpi.DefaultNetEagerLimit || !strings.HasPrefix(m.Name, "calibrated-") ||
 		len(m.Levels) != 1 || m.Levels[0].Size != 1 || m.Overhead.B != 0 {
 		t.Errorf("machine:\n%s", m.JSON())
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/transport"
+	"github.com/gompi/gompi/transport/tcp"
 )
 
 // TestRouteKinds: the route to each process from process 1 of four.
@@ -123,3 +124,34 @@ func TestRouteTable(t *testing.T) {
 		}
 	}
 }
+
+// TestOverTCP: Part.OverTCP says which ranks the routing table reaches
+// over TCP (the engine sends them up to mpi.DefaultNetEagerLimit eagerly),
+// and is nil where none is.
+func TestOverTCP(t *testing.T) {
+	local, sh := &nullTransport{}, &nullTransport{}
+	p := &Part{tcp: &tcp.Transport{}}
+	p.Routes, _, _ = routeTable(6, []int{0, 2, 4, 6}, []routeKind{routeLocal, routeShm, routeTCP}, local, sh, p.tcp)
+	over := p.OverTCP()
+	if over == nil {
+		t.Fatal("OverTCP is nil with two ranks over TCP")
+	}
+	for r, want := range []bool{false, false, false, false, true, true} {
+		if over(r) != want {
+			t.Errorf("rank %d over TCP: %v, want %v", r, over(r), want)
+		}
+	}
+	if over(-1) || over(6) {
+		t.Error("a rank outside the job is over TCP")
+	}
+	p.Routes, _, _ = routeTable(4, []int{0, 2, 4}, []routeKind{routeLocal, routeShm}, local, sh, p.tcp)
+	if p.OverTCP() != nil {
+		t.Error("OverTCP is not nil with no rank over TCP")
+	}
+}
+
+// nullTransport is a route that is never used.
+type nullTransport struct{ _ int }
+
+func (*nullTransport) Send(*transport.Frame) error { return nil }
+func (*nullTransport) Close() error                { return nil }

@@ -18,6 +18,7 @@ package wireup
 import (
 	"os"
 	"runtime"
+	"slices"
 
 	"github.com/gompi/gompi/internal/launch"
 	"github.com/gompi/gompi/transport"
@@ -54,6 +55,20 @@ type Part struct {
 
 	tcp *tcp.Transport
 	shm *shm.Transport
+}
+
+// OverTCP returns whether a world rank is reached over TCP, or nil when
+// none is.
+func (p *Part) OverTCP() func(worldRank int) bool {
+	if p.tcp == nil || p.Routes == nil {
+		return nil
+	}
+	var tr transport.Transport = p.tcp
+	routes := p.Routes.Routes
+	if !slices.Contains(routes, tr) {
+		return nil
+	}
+	return func(r int) bool { return r >= 0 && r < len(routes) && routes[r] == tr }
 }
 
 // Wire builds the part of the job env describes, whose ranks own inboxes
