@@ -33,15 +33,14 @@ func openPair(t *testing.T, job string, lend bool) ([]*Transport, []*transport.I
 	return trs, ibs
 }
 
-// rendezvous runs the end of a rendezvous from rank 1's ACK on: rank 1
-// registers buf for receive id, sends the ACK; rank 0 takes it and sends a
-// borrowed DATA of payload. It returns the DATA frame rank 1 got and
-// whether rank 0's buffer was released before rank 1 took that frame.
-func rendezvous(t *testing.T, trs []*Transport, ibs []*transport.Inbox, id uint64, payload, buf []byte) (*transport.Frame, bool) {
+// ackFor runs the start of a rendezvous's end: rank 1 registers buf for
+// receive id and sends the ACK (with flags) for a message of size bytes,
+// which rank 0 takes.
+func ackFor(t *testing.T, trs []*Transport, ibs []*transport.Inbox, id uint64, size int, buf []byte, flags uint8) {
 	t.Helper()
 	ibs[1].ExpectPayload(id, buf)
 	ack := transport.NewFrame()
-	ack.Header = transport.Header{Kind: transport.Ack, Src: 1, Dst: 0, Tag: 7, SendID: 3, RecvID: id, Size: int64(len(payload))}
+	ack.Header = transport.Header{Kind: transport.Ack, Flags: flags, Src: 1, Dst: 0, Tag: 7, SendID: 3, RecvID: id, Size: int64(size)}
 	if err := trs[1].Send(ack); err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +49,27 @@ func rendezvous(t *testing.T, trs []*Transport, ibs []*transport.Inbox, id uint6
 		t.Fatalf("rank 0 got %v, want the ACK for receive %d", a, id)
 	}
 	a.Free()
-	var released atomic.Bool
-	d := &transport.Frame{Header: transport.Header{Kind: transport.Data, Flags: transport.FlagRendezvous,
+}
+
+// dataFor is rank 0's rendezvous DATA (with flags added) answering the ACK
+// for receive id, borrowing payload; released reports when rank 0's
+// buffer is released.
+func dataFor(id uint64, payload []byte, flags uint8) (d *transport.Frame, released *atomic.Bool) {
+	released = new(atomic.Bool)
+	d = &transport.Frame{Header: transport.Header{Kind: transport.Data, Flags: transport.FlagRendezvous | flags,
 		Src: 0, Dst: 1, Tag: 7, SendID: 3, RecvID: id, Size: int64(len(payload))}, Payload: payload}
 	d.Borrow(func() { released.Store(true) })
+	return d, released
+}
+
+// rendezvous runs the end of a rendezvous from rank 1's ACK on: rank 1
+// registers buf for receive id, sends the ACK; rank 0 takes it and sends a
+// borrowed DATA of payload. It returns the DATA frame rank 1 got and
+// whether rank 0's buffer was released before rank 1 took that frame.
+func rendezvous(t *testing.T, trs []*Transport, ibs []*transport.Inbox, id uint64, payload, buf []byte) (*transport.Frame, bool) {
+	t.Helper()
+	ackFor(t, trs, ibs, id, len(payload), buf, 0)
+	d, released := dataFor(id, payload, 0)
 	if err := trs[0].Send(d); err != nil {
 		t.Fatal(err)
 	}

@@ -239,24 +239,12 @@ func (t *Transport) handleFrameDirect(r *inRing, body []byte, mine *transport.In
 // that later payloads come through the ring.
 func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) {
 	var h transport.Header
-	ib, err := t.frameHeader(r, body, &h)
+	var d [3]uint64
+	ib, pr, err := t.descriptor(r, body, &h, d[:])
 	if err != nil {
 		return nil, err
 	}
-	if len(body) != transport.HeaderSize+rdvBody {
-		return nil, fmt.Errorf("shm: ring from process %d: descriptor of %d bytes", r.from, len(body))
-	}
-	d := body[transport.HeaderSize:]
-	addr := binary.LittleEndian.Uint64(d[0:])
-	size := binary.LittleEndian.Uint64(d[8:])
-	tok := binary.LittleEndian.Uint64(d[16:])
-	if h.Kind != transport.Data || size != uint64(h.Size) || size == 0 || size > maxFrame || addr == 0 {
-		return nil, fmt.Errorf("shm: ring from process %d: bad descriptor (%v, %d bytes at %#x)", r.from, h.Kind, size, addr)
-	}
-	pr, err := t.peer(r.from)
-	if err != nil {
-		return nil, err
-	}
+	addr, tok := d[0], d[2]
 	pid := int(pr.seg.u32(offPid).Load())
 	f := transport.NewFrame()
 	f.Header = h
@@ -273,6 +261,32 @@ func (t *Transport) handleRdv(r *inRing, body []byte) (*transport.Inbox, error) 
 	f.Borrow(func() { t.complete(pr, tok) })
 	ib.Deliver(f)
 	return ib, nil
+}
+
+// descriptor decodes a single-copy DATA's record (recRdv, recSplit): the
+// frame header into h, then len(words) little-endian words, the first two
+// the sender's address and the payload's length, which it checks; it
+// returns the inbox the DATA is for and the sending peer.
+func (t *Transport) descriptor(r *inRing, body []byte, h *transport.Header, words []uint64) (*transport.Inbox, *peer, error) {
+	ib, err := t.frameHeader(r, body, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(body) != transport.HeaderSize+8*len(words) {
+		return nil, nil, fmt.Errorf("shm: ring from process %d: descriptor of %d bytes", r.from, len(body))
+	}
+	d := body[transport.HeaderSize:]
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint64(d[8*i:])
+	}
+	if addr, size := words[0], words[1]; h.Kind != transport.Data || size != uint64(h.Size) || size == 0 || size > maxFrame || addr == 0 {
+		return nil, nil, fmt.Errorf("shm: ring from process %d: bad descriptor (%v, %d bytes at %#x)", r.from, h.Kind, size, addr)
+	}
+	pr, err := t.peer(r.from)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ib, pr, nil
 }
 
 // Completions reports how many completion records this transport has owed

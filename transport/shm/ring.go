@@ -45,8 +45,6 @@ const (
 	recSplitDone = 9
 	recLast      = recSplitDone
 
-	rdvBody = 24 // address, length, token after the frame header
-
 	minRing = 1 << 10 // a quarter holds a record of a frame header and 188 payload bytes
 	maxRing = 1 << 30
 )

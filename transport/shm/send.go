@@ -150,17 +150,22 @@ func (t *Transport) sendRdv(pr *peer, f *transport.Frame) error {
 	// does not move objects, so the address stays valid.
 	addr := uint64(uintptr(unsafe.Pointer(&f.Payload[0])))
 	size := uint64(len(f.Payload))
-	t.pendMu.Lock()
-	t.nextTok++
-	tok := t.nextTok
-	t.pending[tok] = f
-	t.pendMu.Unlock()
-
+	tok := t.addPending(f)
 	err := t.sendDescriptor(pr, recRdv, &h, addr, size, tok)
 	if err != nil {
 		t.takePending(tok)
 	}
 	return err
+}
+
+// addPending keeps borrowed frame f until the peer's completion for the
+// token it returns.
+func (t *Transport) addPending(f *transport.Frame) uint64 {
+	t.pendMu.Lock()
+	defer t.pendMu.Unlock()
+	t.nextTok++
+	t.pending[t.nextTok] = f
+	return t.nextTok
 }
 
 // sendDescriptor writes a record of type typ: frame header h followed by

@@ -50,11 +50,6 @@ func asksSplit(f *transport.Frame) bool {
 	return f.Size >= int64(splitMin) && f.Flags&transport.FlagExchanging == 0
 }
 
-// splitBody is what a recSplit record carries after the frame header:
-// the sender's address, the length, the completion token and the offset
-// from which the sender writes.
-const splitBody = 32
-
 // splitAt is where the sender's part of an n-byte payload starts: half
 // way, on a page boundary, so that neither side's pages are copied by
 // both.
@@ -93,11 +88,7 @@ func (t *Transport) sendSplit(pr *peer, f *transport.Frame, rb remoteBuf) (bool,
 	at := splitAt(n)
 	addr := uint64(uintptr(unsafe.Pointer(&f.Payload[0])))
 	tail := f.Payload[at:]
-	t.pendMu.Lock()
-	t.nextTok++
-	tok := t.nextTok
-	t.pending[tok] = f // until the receiver's completion: it may read all
-	t.pendMu.Unlock()
+	tok := t.addPending(f) // until the receiver's completion: it may read all
 	if err := t.sendDescriptor(pr, recSplit, &h, addr, uint64(n), tok, uint64(at)); err != nil {
 		t.takePending(tok)
 		return true, err
@@ -121,24 +112,14 @@ func (t *Transport) sendSplit(pr *peer, f *transport.Frame, rb remoteBuf) (bool,
 // sends the completion, once the tail is in.
 func (t *Transport) handleSplit(r *inRing, body []byte) (*transport.Inbox, error) {
 	var h transport.Header
-	ib, err := t.frameHeader(r, body, &h)
+	var d [4]uint64
+	ib, pr, err := t.descriptor(r, body, &h, d[:])
 	if err != nil {
 		return nil, err
 	}
-	if len(body) != transport.HeaderSize+splitBody {
-		return nil, fmt.Errorf("shm: ring from process %d: split descriptor of %d bytes", r.from, len(body))
-	}
-	d := body[transport.HeaderSize:]
-	addr := binary.LittleEndian.Uint64(d[0:])
-	size := binary.LittleEndian.Uint64(d[8:])
-	tok := binary.LittleEndian.Uint64(d[16:])
-	at := binary.LittleEndian.Uint64(d[24:])
-	if h.Kind != transport.Data || size != uint64(h.Size) || size == 0 || size > maxFrame || addr == 0 || at == 0 || at >= size {
-		return nil, fmt.Errorf("shm: ring from process %d: bad split descriptor (%v, %d bytes at %#x from %d)", r.from, h.Kind, size, addr, at)
-	}
-	pr, err := t.peer(r.from)
-	if err != nil {
-		return nil, err
+	addr, size, tok, at := d[0], d[1], d[2], d[3]
+	if at == 0 || at >= size {
+		return nil, fmt.Errorf("shm: ring from process %d: split descriptor of %d bytes splits at %d", r.from, size, at)
 	}
 	pid := int(pr.seg.u32(offPid).Load())
 	st := &splitState{}

@@ -29,21 +29,8 @@ func splitPair(t *testing.T, job string) ([]*Transport, []*transport.Inbox) {
 // It returns the DATA and the sender's release flag.
 func splitRendezvous(t *testing.T, trs []*Transport, ibs []*transport.Inbox, id uint64, payload, buf []byte, ackFlags, dataFlags uint8) (*transport.Frame, *atomic.Bool) {
 	t.Helper()
-	ibs[1].ExpectPayload(id, buf)
-	ack := transport.NewFrame()
-	ack.Header = transport.Header{Kind: transport.Ack, Flags: ackFlags, Src: 1, Dst: 0, Tag: 7, SendID: 3, RecvID: id, Size: int64(len(payload))}
-	if err := trs[1].Send(ack); err != nil {
-		t.Fatal(err)
-	}
-	a := recvFrame(ibs[0], 10*time.Second)
-	if a == nil || a.Kind != transport.Ack || a.RecvID != id {
-		t.Fatalf("rank 0 got %v, want the ACK for receive %d", a, id)
-	}
-	a.Free()
-	released := new(atomic.Bool)
-	d := &transport.Frame{Header: transport.Header{Kind: transport.Data, Flags: transport.FlagRendezvous | dataFlags,
-		Src: 0, Dst: 1, Tag: 7, SendID: 3, RecvID: id, Size: int64(len(payload))}, Payload: payload}
-	d.Borrow(func() { released.Store(true) })
+	ackFor(t, trs, ibs, id, len(payload), buf, ackFlags)
+	d, released := dataFor(id, payload, dataFlags)
 	if err := trs[0].Send(d); err != nil {
 		t.Fatal(err)
 	}
@@ -172,21 +159,8 @@ func TestSplitCopyWaitsForTheSendersPart(t *testing.T) {
 		id := uint64(600 + i)
 		payload := pattern(3+i, 1<<20)
 		buf := make([]byte, len(payload))
-		ibs[1].ExpectPayload(id, buf)
-		ack := transport.NewFrame()
-		ack.Header = transport.Header{Kind: transport.Ack, Src: 1, Dst: 0, Tag: 7, SendID: 3, RecvID: id, Size: int64(len(payload))}
-		if err := trs[1].Send(ack); err != nil {
-			t.Fatal(err)
-		}
-		a := recvFrame(ibs[0], 10*time.Second)
-		if a == nil || a.Kind != transport.Ack {
-			t.Fatalf("rank 0 got %v, want the ACK", a)
-		}
-		a.Free()
-		var released atomic.Bool
-		d := &transport.Frame{Header: transport.Header{Kind: transport.Data, Flags: transport.FlagRendezvous,
-			Src: 0, Dst: 1, Tag: 7, SendID: 3, RecvID: id, Size: int64(len(payload))}, Payload: payload}
-		d.Borrow(func() { released.Store(true) })
+		ackFor(t, trs, ibs, id, len(payload), buf, 0)
+		d, released := dataFor(id, payload, 0)
 		sent := sendAsync(trs[0], d)
 		f := recvFrame(ibs[1], 10*time.Second)
 		if f == nil {
