@@ -77,8 +77,9 @@ type splitState struct {
 // rb, and reports false, having sent nothing, when it cannot or should
 // not: f is small, or the buffer shorter than the payload (a truncating
 // receive reads alone), or this process may not write, or f's rank
-// receives payloads of its own meanwhile (transport.FlagExchanging). The caller has checked that f is
-// a borrowed rendezvous DATA and that the peer reads.
+// receives payloads of its own meanwhile (transport.FlagExchanging). The
+// caller has checked that f is a borrowed rendezvous DATA and that the
+// peer reads.
 func (t *Transport) sendSplit(pr *peer, f *transport.Frame, rb remoteBuf) (bool, error) {
 	if !t.splitCopy.Load() || len(f.Payload) < splitMin || rb.n < len(f.Payload) || f.Flags&transport.FlagExchanging != 0 {
 		return false, nil
