@@ -173,6 +173,14 @@ func watchJob(env *launch.Env, w *world, part *wireup.Part) *quiesceAgent {
 		return nil
 	}
 	countRoutes(w, part.Routes, part.Local)
+	if part.Spin.Counted {
+		// A virtual rank spinning on its process's only processor would
+		// keep gompirun's probes and orders from the agent for up to the
+		// runtime's network poll interval (launch.Watch.Pending).
+		for _, r := range w.ranks {
+			r.inbox.AddBystander(a.watch)
+		}
+	}
 	return a
 }
 

@@ -257,11 +257,17 @@ func (r *rank) parkVirtual(done func() bool) {
 			r.inbox.Kick()
 		})
 	}
+	// The nap whose start this rank has announced: a counted spin
+	// (transport.Spin.Counted) asks ready at every check, and a sleep
+	// once; either announces itself once (a poke for every check kept
+	// the agent sampling all the time).
+	var announced uint64
 	r.inbox.Park(func() bool {
 		if o := r.resolve.Load(); done() || r.w.aborted.Load() || o == gen || o == anyPark || r.fired.Load() == gen {
 			return true
 		}
-		if asleep, _ := r.inbox.Asleep(); asleep {
+		if asleep, nap := r.inbox.Asleep(); asleep && nap != announced {
+			announced = nap
 			if r.w.local {
 				return r.w.resolveStall(r, false) == r
 			}

@@ -45,13 +45,17 @@ type Inbox struct {
 	_        [cacheLine]byte
 	group    *SpinGroup
 	sleeping atomic.Bool
+	spinning atomic.Bool   // in a Counted spin
 	naps     atomic.Uint64 // times the owner went to sleep
 	wake     chan struct{}
 	pollers  []Poller
 	handoffs []Handoff
-	spin     Spin
-	landings landings // landing.go
-	direct   DirectFunc
+	// bystanderNaps counts the spins' naps for bystanders (owner only;
+	// for tests, as naps counts sleeps).
+	bystanderNaps uint64
+	spin          Spin
+	landings      landings // landing.go
+	direct        DirectFunc
 }
 
 // NewInbox returns an empty inbox that spins SpinIters checks before it
@@ -113,6 +117,33 @@ func (ib *Inbox) OfferDirect(h *Header, payload []byte) bool { return ib.direct(
 // before the owner starts.
 func (ib *Inbox) AddHandoff(h Handoff) { ib.handoffs = append(ib.handoffs, h) }
 
+// AddBystander registers a source whose goroutine needs the processor but
+// delivers nothing to this inbox (a process's agent, which answers
+// gompirun): when it is Pending a spin naps for bystanderNap, long enough
+// for the runtime to run that goroutine, and spins on. Sleeping instead,
+// as for a Handoff, would leave the owner asleep until its own next frame
+// woke it; with one processor a process, virtual MG's whole run took half
+// as long again that way (docs/model.md, "Virtual as fast as real"). Call
+// before the owner starts.
+func (ib *Inbox) AddBystander(h Handoff) { ib.handoffs = append(ib.handoffs, bystander{h}) }
+
+// bystander marks a Handoff registered by AddBystander; it hides any
+// Poller the source is.
+type bystander struct{ Handoff }
+
+// bystanderNap is how long a spin naps for a Pending bystander: a timer
+// this short ends as soon as the bystander's goroutine has run.
+const bystanderNap = time.Microsecond
+
+func (ib *Inbox) bystanderPending() bool {
+	for _, h := range ib.handoffs {
+		if b, ok := h.(bystander); ok && b.Pending() {
+			return true
+		}
+	}
+	return false
+}
+
 // NextNow is Next for a caller that will not wait (MPI_Test and its
 // kin): when nothing is queued it also has the Handoff sources that are
 // Pollers deliver what they hold (a TCP connection's bytes), from this
@@ -153,9 +184,19 @@ func (ib *Inbox) polls(p Poller) bool {
 // Spin is how long Park spins before it sleeps: at least Checks re-checks
 // for work, and on until For has passed since the wait began. The zero
 // Spin sleeps at once.
+//
+// With Counted the owner counts as asleep (Asleep) once its Checks are
+// done and it spins on for For, and a Kick then ends the spin as it ends a
+// sleep: detectors that wait for every rank to sleep (gompirun's stall and
+// deadlock detection) need not wait out a long spin, and the short waits
+// of a computation's exchanges still do not look like sleep to them. Only
+// an owner that takes frames from its queue may count its spin (no
+// DirectFunc): a frame it is about to take then shows in the queue until
+// it has stopped spinning.
 type Spin struct {
-	Checks int
-	For    time.Duration
+	Checks  int
+	For     time.Duration
+	Counted bool
 }
 
 // SetSpin sets how Park spins before it sleeps. Call before the owner
@@ -221,39 +262,88 @@ const handoffEvery = 32
 // announces it is going to sleep, so a Kick that follows a state change that
 // makes ready true is never lost. A spin ends early when more ranks of its
 // SpinGroup are awake than there are processors (checked at each yield)
-// or when a Handoff source needs the processor.
+// or when a Handoff source needs the processor, and naps when a bystander
+// does (AddBystander).
 func (ib *Inbox) Park(ready func() bool) {
 	spin := ib.spin
 	if ib.crowded() {
 		spin = Spin{}
 	}
+	if (spin.Checks > 0 || spin.For > 0) && ib.spinWait(spin, ready) {
+		return
+	}
+	ib.sleep(ready)
+}
+
+// spinWait spins as spin says and reports whether the wait is over (a
+// frame is queued, ready holds, or, in a Counted spin, a Kick came);
+// false means sleep now.
+func (ib *Inbox) spinWait(spin Spin, ready func() bool) bool {
+	over := ib.spinChecks(spin, ready)
+	if spin.Counted {
+		// Before Park returns, so before the owner takes a frame.
+		ib.spinning.Store(false)
+	}
+	return over
+}
+
+func (ib *Inbox) spinChecks(spin Spin, ready func() bool) bool {
 	var start time.Time
 	if spin.For > 0 {
 		start = time.Now()
 	}
+	counted := false
 	for i := 1; i <= spin.Checks || spin.For > 0; i++ {
-		if !ib.q.empty() || ready() {
-			return
+		if spin.Counted && !counted && i > spin.Checks {
+			if !ib.q.empty() {
+				return true // Asleep reads only the shared stack
+			}
+			ib.naps.Add(1)
+			ib.spinning.Store(true)
+			counted = true
+		}
+		if !ib.q.empty() || ready() || counted && ib.kicked() {
+			return true
 		}
 		if i%handoffEvery == 0 && ib.handoffPending() {
 			if ib.pollHandoffs() {
 				continue // drained here: the next check finds the frames
 			}
-			break
+			return false
+		}
+		if i%handoffEvery == 0 && ib.bystanderPending() {
+			// Let the runtime poll the network and run the bystander's
+			// goroutine, then spin on: a timer nap, which leaves the
+			// processor idle, and an idle processor polls the network.
+			time.Sleep(bystanderNap)
+			ib.bystanderNaps++
 		}
 		if i%yieldEvery == 0 {
 			if ib.poll() {
-				return
+				return true
 			}
 			if ib.crowded() || i >= spin.Checks && (spin.For == 0 || time.Since(start) > spin.For) {
-				break
+				return false
 			}
 			runtime.Gosched()
 		} else if len(ib.pollers) > 0 && ib.poll() {
-			return
+			return true
 		}
 	}
-	ib.sleep(ready)
+	return false
+}
+
+// kicked takes a pending Kick, as a sleeping owner's wake-up does, and
+// reports whether there was one.
+func (ib *Inbox) kicked() bool {
+	if len(ib.wake) == 0 {
+		return false
+	}
+	select {
+	case <-ib.wake:
+	default:
+	}
+	return true
 }
 
 // crowded reports whether more ranks of the inbox's SpinGroup are awake
@@ -281,7 +371,7 @@ func (ib *Inbox) HandoffPending() bool { return ib.handoffPending() }
 
 func (ib *Inbox) handoffPending() bool {
 	for _, h := range ib.handoffs {
-		if h.Pending() {
+		if _, b := h.(bystander); !b && h.Pending() {
 			return true
 		}
 	}
@@ -305,13 +395,14 @@ func (ib *Inbox) pollHandoffs() bool {
 // Sleep waits like Park but without spinning first.
 func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready) }
 
-// Asleep reports whether the owner is sleeping in Park with nothing queued
-// and no wake-up pending, and which nap it is in (the count changes each
-// time it goes to sleep). Deadlock detection samples it.
+// Asleep reports whether the owner is sleeping in Park (or spinning there,
+// with Spin.Counted) with nothing queued and no wake-up pending, and which
+// nap it is in (the count changes each time it goes to sleep or starts a
+// counted spin). Deadlock detection samples it.
 func (ib *Inbox) Asleep() (bool, uint64) {
-	// While the owner sleeps its private list is empty (it checked before
-	// sleeping), so the shared stack tells the whole story.
-	return ib.sleeping.Load() && ib.q.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
+	// While the owner sleeps or spins its private list is empty (it
+	// checked before), so the shared stack tells the whole story.
+	return (ib.sleeping.Load() || ib.spinning.Load()) && ib.q.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
 }
 
 func (ib *Inbox) sleep(ready func() bool) {

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -64,4 +65,127 @@ func TestParkCrowdedSleepsAtOnce(t *testing.T) {
 	}
 	ib.Kick()
 	<-done
+}
+
+// parkAsync runs Park on its own goroutine; the channel closes when it
+// returns.
+func parkAsync(ib *Inbox) chan struct{} {
+	done := make(chan struct{})
+	go func() { ib.Park(func() bool { return false }); close(done) }()
+	return done
+}
+
+func waitAsleep(t *testing.T, ib *Inbox, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if asleep, _ := ib.Asleep(); asleep {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the owner never counted as asleep", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func waitDone(t *testing.T, done chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: Park did not return", what)
+	}
+}
+
+// TestCountedSpinCountsAsAsleep: past its Checks, a Counted spin counts
+// as asleep (one nap) while the owner still spins; a frame makes it awake
+// at once, before the owner takes the frame, and ends the spin without a
+// sleep.
+func TestCountedSpinCountsAsAsleep(t *testing.T) {
+	ib := NewInbox()
+	ib.SetSpin(Spin{Checks: 100, For: time.Hour, Counted: true})
+	done := parkAsync(ib)
+	waitAsleep(t, ib, "counted spin")
+	if ib.sleeping.Load() {
+		t.Fatal("the owner slept instead of spinning")
+	}
+	if _, nap := ib.Asleep(); nap != 1 {
+		t.Fatalf("nap %d in the first counted spin, want 1", nap)
+	}
+	ib.Deliver(NewFrame())
+	if asleep, _ := ib.Asleep(); asleep {
+		t.Fatal("counted asleep with a frame queued")
+	}
+	waitDone(t, done, "a frame")
+	if ib.spinning.Load() || ib.naps.Load() != 1 {
+		t.Fatalf("after the spin: spinning %v, naps %d; want false and 1", ib.spinning.Load(), ib.naps.Load())
+	}
+	ib.Next().Free()
+}
+
+// TestCountedSpinEndsAtKick: a Kick ends a counted spin as it ends a
+// sleep, and is taken, so that it does not end the next Park too.
+func TestCountedSpinEndsAtKick(t *testing.T) {
+	ib := NewInbox()
+	ib.SetSpin(Spin{Checks: 1, For: time.Hour, Counted: true})
+	done := parkAsync(ib)
+	waitAsleep(t, ib, "counted spin")
+	ib.Kick()
+	waitDone(t, done, "a Kick")
+	if len(ib.wake) != 0 || ib.naps.Load() != 1 {
+		t.Fatalf("after the Kick: %d wake-ups pending, naps %d; want 0 and 1", len(ib.wake), ib.naps.Load())
+	}
+}
+
+// TestCountedSpinChecksFirst: the Checks of a Counted spin do not count
+// as asleep (an exchange's short waits must not look like sleep).
+func TestCountedSpinChecksFirst(t *testing.T) {
+	ib := NewInbox()
+	ib.SetSpin(Spin{Checks: 1 << 62, Counted: true})
+	done := parkAsync(ib)
+	time.Sleep(20 * time.Millisecond)
+	if asleep, _ := ib.Asleep(); asleep {
+		t.Fatal("counted asleep during the spin's checks")
+	}
+	ib.Deliver(NewFrame())
+	waitDone(t, done, "a frame")
+	ib.Next().Free()
+}
+
+// countingHandoff is pending while its flag is up and counts the asks.
+type countingHandoff struct {
+	pending atomic.Bool
+	asked   atomic.Int64
+}
+
+func (h *countingHandoff) Pending() bool {
+	h.asked.Add(1)
+	return h.pending.Load()
+}
+
+// TestSpinNapsForBystander: a spinning owner whose bystander is pending
+// naps and spins on (it never sleeps: a sleep would last until its own
+// next frame), and asks the bystander again.
+func TestSpinNapsForBystander(t *testing.T) {
+	ib := NewInbox()
+	ib.SetSpin(Spin{Checks: 1, For: time.Hour, Counted: true})
+	h := &countingHandoff{}
+	h.pending.Store(true)
+	ib.AddBystander(h)
+	done := parkAsync(ib)
+	deadline := time.Now().Add(10 * time.Second)
+	for h.asked.Load() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the spinning owner did not ask its bystander again")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	h.pending.Store(false)
+	ib.Deliver(NewFrame())
+	waitDone(t, done, "a frame")
+	if ib.bystanderNaps == 0 || ib.naps.Load() != 1 {
+		t.Fatalf("%d naps for the bystander, %d naps in all; want some, and 1 (the counted spin's)", ib.bystanderNaps, ib.naps.Load())
+	}
+	ib.Next().Free()
 }

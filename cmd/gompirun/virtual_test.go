@@ -41,6 +41,7 @@ func vprog(t *testing.T, name string) string {
 			"polls":    "./testdata/polls",
 			"cpuburn":  "./testdata/cpuburn",
 			"earlyack": "./testdata/earlyack",
+			"stalls":   "./testdata/stalls",
 		} {
 			bin := filepath.Join(dir, "v-"+name)
 			if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
@@ -475,6 +476,32 @@ func TestVirtualStallAcrossProcesses(t *testing.T) {
 	}
 	if e := rep.PerRank[1].End; e < want || e > want+3*0.5e-6 {
 		t.Errorf("-poll: rank 1 ends at %.12g s, want within three polls (1.5 us) after %.12g s", e, want)
+	}
+}
+
+// TestVirtualStallsWhileSpinning: testdata/stalls stalls once a round
+// but the first, with two processes whose ranks have a core each (on a
+// host of two cores or more), which then spin while they wait and count
+// as asleep past their first checks (transport.Spin.Counted); gompirun
+// must see every stall and resolve it exactly, as one process does, and
+// the prediction must be the same. With a spin that did not count, each
+// stall would wait out the spin (100 ms), and the job would run past
+// -timeout (30 s against about a second).
+func TestVirtualStallsWhileSpinning(t *testing.T) {
+	prog := vprog(t, "stalls")
+	const rounds = 300
+	var ref float64
+	for _, np := range []string{"1", "2"} {
+		rep, r := vrun(t, nil, "-np", np, "-virtual", "2", "-cpu-scale", "0", "-timeout", "20s", prog, "-n", strconv.Itoa(rounds))
+		if rep.Stalls != rounds-1 || rep.SpeculativeStalls != 0 {
+			t.Errorf("-np %s: %d stalls resolved exactly, %d speculatively; want %d and 0 (stderr:\n%s)",
+				np, rep.Stalls, rep.SpeculativeStalls, rounds-1, r.stderr)
+		}
+		if ref == 0 {
+			ref = rep.Predicted
+		} else if rep.Predicted != ref {
+			t.Errorf("-np %s predicts %.17g s, -np 1 %.17g s", np, rep.Predicted, ref)
+		}
 	}
 }
 

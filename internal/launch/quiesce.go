@@ -276,12 +276,34 @@ func (d *Detector) again() Action {
 }
 
 // evaluate starts a wave when the latest samples say every process is quiet
-// with nothing in flight. Those samples were all taken before the probe.
+// with nothing in flight, and the wave could decide something. Those
+// samples were all taken before the probe.
 func (d *Detector) evaluate() Action {
-	if !d.allQuiet(d.latest) || !d.balanced(d.latest) {
+	if !d.allQuiet(d.latest) || !d.balanced(d.latest) || !decisive(d.latest) {
 		return Action{}
 	}
 	return d.startWave(true)
+}
+
+// decisive reports whether a wave that found the job as ss says could end
+// in an order (conclude): a candidate earlier than every computing rank's
+// bound, or every unfinished rank parked. Without that the wave would
+// conclude nothing, and in a virtual run whose ranks take turns computing
+// and waiting (quiet, both) every report would start another: armed waves
+// one after the other, each asking every process for its changes, and
+// each taking a processor from a rank (docs/model.md, "Virtual as fast as
+// real"). The next tick's wave, or a report with a candidate, looks again.
+func decisive(ss []Sample) bool {
+	bound, computing := math.Inf(1), false
+	for _, s := range ss {
+		if s.Computing > 0 {
+			bound, computing = min(bound, s.Bound), true
+		}
+	}
+	if best := earliest(ss); best >= 0 {
+		return ss[best].T < bound
+	}
+	return !computing
 }
 
 // startWave probes every process. arm says a decision is under way (not

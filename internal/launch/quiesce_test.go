@@ -472,3 +472,76 @@ func TestDetectorComputingRanks(t *testing.T) {
 		t.Fatalf("got %+v, want process 0 to resolve, Until the computing rank's 5e-3", a)
 	}
 }
+
+// A wave starts only where it could end in an order: with every process
+// quiet, balanced, but one rank computing and no candidate anywhere, the
+// wave would conclude nothing (a virtual run whose ranks take turns
+// computing and waiting looks like that all the time), so none starts
+// until a rank holds a candidate earlier than the computing rank's bound,
+// or the computing rank parks too.
+func TestDetectorStartsOnlyDecisiveWaves(t *testing.T) {
+	computing := func(s Sample, bound float64) Sample {
+		s.Computing, s.Bound = 1, bound
+		return s
+	}
+	d := NewDetector(2)
+	wantNothing(t, d.Report(0, quiet(1, 1, 1, 1)))
+	wantNothing(t, d.Report(1, computing(quiet(1, 1, 1, 0), 1e-3)))
+	wantNothing(t, d.Report(1, computing(quiet(1, 1, 1, 0), 2e-3))) // it computes on
+	wantProbe(t, d.Report(1, quiet(1, 1, 2, 1)))                    // and parks: a deadlock, maybe
+
+	d = NewDetector(2)
+	wantNothing(t, d.Report(1, computing(quiet(1, 1, 1, 0), 1e-3)))
+	held := holding(quiet(1, 1, 1, 1), 5e-4, 0)
+	held.Quiet = false // not yet parked: its report starts no wave of its own
+	wantNothing(t, d.Report(0, held))
+	held.Quiet = true
+	wantProbe(t, d.Report(0, held))
+
+	if !decisive([]Sample{holding(quiet(1, 1, 1, 1), 5e-4, 0), computing(quiet(1, 1, 1, 0), 1e-3)}) ||
+		decisive([]Sample{holding(quiet(1, 1, 1, 1), 2e-3, 0), computing(quiet(1, 1, 1, 0), 1e-3)}) ||
+		decisive([]Sample{quiet(1, 1, 1, 1), computing(quiet(1, 1, 1, 0), 1e-3)}) ||
+		!decisive([]Sample{quiet(1, 1, 1, 1), quiet(1, 1, 1, 2)}) {
+		t.Error("decisive: want a wave for a candidate before every bound, or for every rank parked; none otherwise")
+	}
+}
+
+// Pending says when gompirun's orders wait unread on a watch connection:
+// not before any, yes once the detector's tick has probed, no again once
+// the agent has read the probe, and no after Close.
+func TestWatchPending(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.sock")
+	s, err := Serve(path, "tok", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pending := func() bool {
+		time.Sleep(2 * pendingEvery) // Pending asks the kernel at most that often
+		return w.Pending()
+	}
+	if pending() {
+		t.Fatal("pending before gompirun sent anything")
+	}
+	deadline := time.Now().Add(10 * TickEvery)
+	for !pending() {
+		if time.Now().After(deadline) {
+			t.Fatal("no probe pending after ten ticks")
+		}
+	}
+	if o, err := w.Next(); err != nil || o.Probe == 0 {
+		t.Fatalf("read %+v, %v; want a probe", o, err)
+	}
+	if pending() {
+		t.Fatal("still pending after the probe was read")
+	}
+	w.Close()
+	if pending() {
+		t.Fatal("pending after Close")
+	}
+}

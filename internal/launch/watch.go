@@ -1,10 +1,12 @@
 package launch
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -303,8 +305,14 @@ func (h *watchHub) close() {
 type Watch struct {
 	conn net.Conn
 	mu   sync.Mutex // serialises Send
+	out  *bufio.Writer
 	enc  *msgpack.Encoder
 	dec  *msgpack.Decoder
+	// epoll is the instance Pending asks, or -1; asked is when Pending
+	// last asked it, since born (watch_pending.go).
+	epoll atomic.Int32
+	asked atomic.Int64
+	born  time.Time
 }
 
 // DialWatch opens the watch connection of process e.Proc.
@@ -314,10 +322,16 @@ func DialWatch(e *Env) (*Watch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("launch: watch: %w", err)
 	}
-	w := &Watch{conn: conn, enc: msgpack.NewEncoder(conn), dec: msgpack.NewDecoder(conn)}
+	// Encoded into a buffer and written at once: the encoder writes field
+	// by field, a system call each straight onto the connection.
+	out := bufio.NewWriter(conn)
+	w := &Watch{conn: conn, born: time.Now(), out: out, enc: msgpack.NewEncoder(out), dec: msgpack.NewDecoder(conn)}
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
 	var r reply
 	err = w.enc.Encode(&request{Op: "watch", Token: e.Token, Proc: e.Proc})
+	if err == nil {
+		err = out.Flush()
+	}
 	if err == nil {
 		err = w.dec.Decode(&r)
 	}
@@ -329,6 +343,7 @@ func DialWatch(e *Env) (*Watch, error) {
 		return nil, fmt.Errorf("launch: watch refused: %w", err)
 	}
 	conn.SetDeadline(time.Time{})
+	w.watchPending()
 	return w, nil
 }
 
@@ -337,7 +352,10 @@ func (w *Watch) Send(s Sample) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.conn.SetWriteDeadline(time.Now().Add(watchWriteTimeout))
-	return w.enc.Encode(&s)
+	if err := w.enc.Encode(&s); err != nil {
+		return err
+	}
+	return w.out.Flush()
 }
 
 // Next waits for gompirun's next order; it fails once the connection is
@@ -345,11 +363,17 @@ func (w *Watch) Send(s Sample) error {
 func (w *Watch) Next() (Order, error) {
 	var o Order
 	err := w.dec.Decode(&o)
+	if err != nil {
+		w.unwatchPending()
+	}
 	return o, err
 }
 
 // Close closes the connection; a blocked Next returns.
-func (w *Watch) Close() error { return w.conn.Close() }
+func (w *Watch) Close() error {
+	w.unwatchPending()
+	return w.conn.Close()
+}
 
 // Finish ends the process's reports: it closes the sending side only, so
 // that gompirun reads every report sent before it sees the end and then

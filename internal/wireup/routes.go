@@ -93,12 +93,13 @@ func cpuShare(cpus, procs int) int {
 
 // processors is GOMAXPROCS for a process hosting hosted ranks, one of the
 // processes whose ranks machineRanks lists on a machine of cpus CPUs, or 0
-// to leave it as it is: cpuShare beside TCP peers, for a real run's
-// process with shared-memory peers on a machine with a core for each of
-// its ranks, and for a process of a virtual run hosting more ranks than
-// its share of the CPUs.
+// to leave it as it is: cpuShare beside TCP peers, for a process with
+// shared-memory peers on a machine with a core for each of its ranks
+// (real or virtual: a virtual run should take the host time the real one
+// does), and for a process of a virtual run hosting more ranks than its
+// share of the CPUs.
 //
-// A real rank with a core of its own polls its peers while it waits
+// A rank with a core of its own polls its peers while it waits
 // (spinFor), so it needs one processor; with more, shared memory's small
 // messages and large reads were slower (docs/transports-shm.md),
 // presumably because the runtime woke spare threads (for a goroutine it
@@ -113,12 +114,14 @@ func cpuShare(cpus, procs int) int {
 // has no use for more processors either: with more, the processes of one
 // machine took each other's processors and their own threads contended
 // for the rings (docs/model.md, "Two processes"). A virtual process
-// hosting no more ranks than its share keeps them all: its GOMAXPROCS
-// bounds how many ranks compute at once, which the model's host
-// concurrency counts.
+// hosting no more ranks than its share gets the share, a processor for
+// each rank, as a real one does (it once kept all of the machine's, and
+// ran measurably slower than the real run: docs/model.md, "Virtual as
+// fast as real"); its GOMAXPROCS bounds how many ranks compute at once,
+// which the model's host concurrency counts.
 func processors(cpus int, machineRanks []int, hosted int, tcpPeers, shmPeers, virtual bool) int {
 	share := cpuShare(cpus, len(machineRanks))
-	polling := shmPeers && !virtual && !oversubscribed(machineRanks, cpus)
+	polling := shmPeers && !oversubscribed(machineRanks, cpus)
 	crowded := virtual && hosted > share
 	if tcpPeers || polling || crowded {
 		return share

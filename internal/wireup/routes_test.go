@@ -79,9 +79,9 @@ func TestMachineShare(t *testing.T) {
 		{2, []int{1, 1}, 1, false, true, false, 1},               // shared memory, real: the share
 		{16, []int{1, 1, 1, 1}, 1, true, true, false, 4},         // both
 		{2, []int{1}, 1, false, false, false, 0},                 // one process, no peers: as it is
-		{2, []int{1, 1}, 1, false, true, true, 0},                // virtual, a rank a processor: as it is
+		{2, []int{1, 1}, 1, false, true, true, 1},                // virtual, a rank a core: the share, as real
 		{2, []int{131072, 131072}, 131072, false, true, true, 1}, // virtual, crowded: the share
-		{16, []int{4, 4}, 4, false, true, true, 0},
+		{16, []int{4, 4}, 4, false, true, true, 8},
 		{16, []int{9, 8}, 9, false, true, true, 8},
 		{8, []int{100}, 100, false, false, true, 8}, // one process: all of them
 		{2, []int{2, 2, 2, 2}, 2, false, true, true, 1},

@@ -36,29 +36,36 @@ const spinTime = 100 * time.Millisecond
 //     leaves its core idle, and this VM then runs the rank's next
 //     computation measurably slower: NPB CG over a 200 Mbit/s link took 5%
 //     longer with a spin of SpinIters checks only (docs/accuracy.md).
-//   - Virtual runs: SpinIters checks, then shared memory's
-//     SpinBeforeSleep. That keeps a rank on its core through the short
-//     waits of an exchange (its measured computation would otherwise
-//     suffer the same cold caches), and lets a long wait, an Algorithm 2
-//     stall, which gompirun resolves only once every rank sleeps, sleep
-//     soon.
+//   - Virtual runs whose process hosts no more ranks than its share of
+//     the cores (crowded false): as real runs, so that the virtual run
+//     takes the host time the real one does (its ranks then also get a
+//     processor each, processors), with the spin counted as sleep
+//     (transport.Spin.Counted): an Algorithm 2 stall, which gompirun
+//     resolves once every rank sleeps, is then seen at once instead of
+//     after spinTime. A rank that spins holds its process's processor, so
+//     the process's agent, which answers gompirun, ends the spin when
+//     gompirun writes to it (mpi's watchJob; launch.Watch.Pending).
+//   - Other virtual runs: SpinIters checks, then shared memory's
+//     SpinBeforeSleep: their ranks outnumber the processors, and a long
+//     spin would take one from a rank with work to do.
 //
 // GOMPI_SPIN overrides the choice.
-func spinFor(sleepAtOnce, virtual bool) (transport.Spin, error) {
+func spinFor(sleepAtOnce, virtual, crowded bool) (transport.Spin, error) {
 	if v := os.Getenv(SpinEnv); v != "" {
 		s, err := ParseSpin(v)
 		if err != nil {
 			return s, fmt.Errorf("%s=%q: %v", SpinEnv, v, err)
 		}
+		s.Counted = virtual
 		return s, nil
 	}
 	switch {
 	case sleepAtOnce:
 		return transport.Spin{}, nil
-	case virtual:
+	case virtual && crowded:
 		return transport.Spin{Checks: transport.SpinIters}, nil
 	}
-	return transport.Spin{Checks: transport.SpinIters, For: spinTime}, nil
+	return transport.Spin{Checks: transport.SpinIters, For: spinTime, Counted: virtual}, nil
 }
 
 // ParseSpin reads a value of GOMPI_SPIN: a whole number of checks, or a

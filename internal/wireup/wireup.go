@@ -52,6 +52,8 @@ type Part struct {
 	// MachineRanks lists the ranks of each process on this process's
 	// machine (itself included): they share its cores.
 	MachineRanks []int
+	// Spin is how this process's ranks wait (spinFor).
+	Spin transport.Spin
 
 	tcp *tcp.Transport
 	shm *shm.Transport
@@ -164,10 +166,12 @@ func (p *Part) route(env *launch.Env, opt Options, bases []int, procs []procInfo
 	table, tcpPeers, shmPeers := routeTable(env.Size, bases, kinds, p.Local, shT, tcpT)
 	p.Routes = table
 	p.MachineRanks = onMachine(procs, bases, machine)
-	spin, err := spinFor(oversubscribed(p.MachineRanks, runtime.NumCPU()), opt.Virtual)
+	spin, err := spinFor(oversubscribed(p.MachineRanks, runtime.NumCPU()), opt.Virtual,
+		len(inboxes) > cpuShare(runtime.NumCPU(), len(p.MachineRanks)))
 	if err != nil {
 		return err
 	}
+	p.Spin = spin
 	setWaits(inboxes, spin, p.tcp, tcpPeers, shmPeers)
 	if n := processors(runtime.NumCPU(), p.MachineRanks, len(inboxes), tcpPeers, shmPeers, opt.Virtual); n > 0 && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(n)
