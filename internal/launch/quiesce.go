@@ -294,12 +294,7 @@ func (d *Detector) evaluate() Action {
 // each taking a processor from a rank (docs/model.md, "Virtual as fast as
 // real"). The next tick's wave, or a report with a candidate, looks again.
 func decisive(ss []Sample) bool {
-	bound, computing := math.Inf(1), false
-	for _, s := range ss {
-		if s.Computing > 0 {
-			bound, computing = min(bound, s.Bound), true
-		}
-	}
+	bound, computing := computingBound(ss)
 	if best := earliest(ss); best >= 0 {
 		return ss[best].T < bound
 	}
@@ -346,6 +341,18 @@ func sameAll(a, b []Sample) bool {
 		}
 	}
 	return true
+}
+
+// computingBound is the least Bound of the processes with computing
+// ranks (+Inf without any), and whether there are any.
+func computingBound(ss []Sample) (bound float64, computing bool) {
+	bound = math.Inf(1)
+	for _, s := range ss {
+		if s.Computing > 0 {
+			bound, computing = min(bound, s.Bound), true
+		}
+	}
+	return bound, computing
 }
 
 // earliest is the process holding the earliest candidate (ties: lowest
@@ -400,12 +407,7 @@ func (d *Detector) conclude() Action {
 		return d.again() // in flight then; reports that came meanwhile may say it arrived
 	}
 	d.stuck = 0
-	bound, computing := math.Inf(1), false
-	for _, s := range d.resp {
-		if s.Computing > 0 {
-			bound, computing = min(bound, s.Bound), true
-		}
-	}
+	bound, computing := computingBound(d.resp)
 	if best := earliest(d.resp); best >= 0 && d.resp[best].T >= bound {
 		d.strikes = 0
 		return Action{} // a computing rank may come first: the next tick looks again

@@ -120,11 +120,15 @@ func cpuShare(cpus, procs int) int {
 // fast as real"); its GOMAXPROCS bounds how many ranks compute at once,
 // which the model's host concurrency counts.
 func processors(cpus int, machineRanks []int, hosted int, tcpPeers, shmPeers, virtual bool) int {
-	share := cpuShare(cpus, len(machineRanks))
 	polling := shmPeers && !oversubscribed(machineRanks, cpus)
-	crowded := virtual && hosted > share
-	if tcpPeers || polling || crowded {
-		return share
+	if tcpPeers || polling || virtual && crowded(cpus, machineRanks, hosted) {
+		return cpuShare(cpus, len(machineRanks))
 	}
 	return 0
+}
+
+// crowded reports whether a process hosting hosted ranks has more of
+// them than its share of the machine's cpus (cpuShare).
+func crowded(cpus int, machineRanks []int, hosted int) bool {
+	return hosted > cpuShare(cpus, len(machineRanks))
 }

@@ -166,14 +166,14 @@ func (p *Part) route(env *launch.Env, opt Options, bases []int, procs []procInfo
 	table, tcpPeers, shmPeers := routeTable(env.Size, bases, kinds, p.Local, shT, tcpT)
 	p.Routes = table
 	p.MachineRanks = onMachine(procs, bases, machine)
-	spin, err := spinFor(oversubscribed(p.MachineRanks, runtime.NumCPU()), opt.Virtual,
-		len(inboxes) > cpuShare(runtime.NumCPU(), len(p.MachineRanks)))
+	cpus := runtime.NumCPU()
+	spin, err := spinFor(oversubscribed(p.MachineRanks, cpus), opt.Virtual, crowded(cpus, p.MachineRanks, len(inboxes)))
 	if err != nil {
 		return err
 	}
 	p.Spin = spin
 	setWaits(inboxes, spin, p.tcp, tcpPeers, shmPeers)
-	if n := processors(runtime.NumCPU(), p.MachineRanks, len(inboxes), tcpPeers, shmPeers, opt.Virtual); n > 0 && os.Getenv("GOMAXPROCS") == "" {
+	if n := processors(cpus, p.MachineRanks, len(inboxes), tcpPeers, shmPeers, opt.Virtual); n > 0 && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(n)
 	}
 	return nil
