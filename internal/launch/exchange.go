@@ -292,7 +292,7 @@ func (s *Server) serve(c net.Conn, helloDone func()) {
 		s.joinedLocked(p, true)
 		s.mu.Unlock()
 		if enc.Encode(&reply{}) == nil {
-			s.watch.serveWatch(p, c, dec, enc)
+			s.watch.serveWatch(p, c, dec)
 		}
 		return
 	}

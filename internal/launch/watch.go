@@ -43,6 +43,7 @@ type watchHub struct {
 
 type watchConn struct {
 	c   net.Conn
+	out *bufio.Writer // enc's buffer: an order goes out in one write
 	enc *msgpack.Encoder
 }
 
@@ -60,13 +61,14 @@ func (s *Server) StallsResolved() (all, speculative int64) {
 }
 
 // serveWatch runs process p's watch connection until it closes.
-func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder, enc *msgpack.Encoder) {
+func (h *watchHub) serveWatch(p int, c net.Conn, dec *msgpack.Decoder) {
 	h.mu.Lock()
 	if h.closed || h.conns[p] != nil {
 		h.mu.Unlock()
 		return
 	}
-	h.conns[p] = &watchConn{c: c, enc: enc}
+	out := bufio.NewWriter(c)
+	h.conns[p] = &watchConn{c: c, out: out, enc: msgpack.NewEncoder(out)}
 	h.joined[p] = true
 	if a := h.d.InFlight(); a.Probe != 0 {
 		// The wave went out before this process joined: it must answer
@@ -138,7 +140,7 @@ func (h *watchHub) send(p int, o Order) {
 		return
 	}
 	wc.c.SetWriteDeadline(time.Now().Add(watchWriteTimeout))
-	if wc.enc.Encode(&o) != nil {
+	if wc.enc.Encode(&o) != nil || wc.out.Flush() != nil {
 		wc.c.Close()
 	}
 }
