@@ -10,13 +10,33 @@ import (
 	"time"
 )
 
-func TestExchangeBarrierAndFailure(t *testing.T) {
+// testServer serves an exchange for procs processes with token "tok" on a
+// socket in the test's temporary directory, closed when the test ends.
+func testServer(t *testing.T, procs int) (*Server, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "x.sock")
-	s, err := Serve(path, "tok", 3)
+	s, err := Serve(path, "tok", procs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+// testWatch opens process p's watch connection to testServer's exchange,
+// closed when the test ends.
+func testWatch(t *testing.T, path string, p int) *Watch {
+	t.Helper()
+	w, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func TestExchangeBarrierAndFailure(t *testing.T) {
+	s, path := testServer(t, 3)
 	if _, err := Dial(&Env{Exchange: path, Token: "wrong", Proc: 0}); err == nil {
 		t.Fatal("a client with the wrong token was accepted")
 	}

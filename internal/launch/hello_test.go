@@ -2,7 +2,6 @@ package launch
 
 import (
 	"bytes"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -35,12 +34,7 @@ func TestExchangeReadsBoundedHello(t *testing.T) {
 // the flood is gone a process of the job must still get in. The accept
 // loop used to return on its first error.
 func TestExchangeAcceptSurvivesDescriptorExhaustion(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.sock")
-	s, err := Serve(path, "tok", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := testServer(t, 1)
 	restore := accepttest.Exhaust(t, "unix", path, func() bool { return s.acceptErrors.Load() > 0 })
 	restore()
 	done := make(chan error, 1)

@@ -2,7 +2,6 @@ package launch
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -305,12 +304,7 @@ func TestDetectorBadInput(t *testing.T) {
 // answer gompirun's probe, and the one holding the earliest early message
 // gets the order to resolve; closing the server ends both connections.
 func TestWatchOverTheExchange(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.sock")
-	s, err := Serve(path, "tok", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := testServer(t, 2)
 	if _, err := DialWatch(&Env{Exchange: path, Token: "bad", Proc: 0}); err == nil {
 		t.Fatal("a watch with the wrong token was accepted")
 	}
@@ -319,10 +313,7 @@ func TestWatchOverTheExchange(t *testing.T) {
 	ended := make(chan int, 2)
 	var ws []*Watch
 	for p := range state {
-		w, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: p})
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := testWatch(t, path, p)
 		ws = append(ws, w)
 		go func() {
 			for {
@@ -407,17 +398,8 @@ func TestDetectorBoundsUntilAndSettled(t *testing.T) {
 // A process whose watch connection opens while a wave is out is sent that
 // wave's probe at once: the wave does not wait for it until abandoned.
 func TestWatchLateJoinerGetsTheWaveInFlight(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.sock")
-	s, err := Serve(path, "tok", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	early, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer early.Close()
+	_, path := testServer(t, 2)
+	early := testWatch(t, path, 0)
 	if err := early.Send(holding(quiet(0, 0, 1, 1), 1e-3, 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -425,11 +407,7 @@ func TestWatchLateJoinerGetsTheWaveInFlight(t *testing.T) {
 	if err != nil || o.Probe == 0 {
 		t.Fatalf("process 0 got %+v, %v; want a probe", o, err)
 	}
-	late, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer late.Close()
+	late := testWatch(t, path, 1)
 	got := make(chan Order, 1)
 	go func() {
 		o, _ := late.Next()
@@ -510,17 +488,8 @@ func TestDetectorStartsOnlyDecisiveWaves(t *testing.T) {
 // not before any, yes once the detector's tick has probed, no again once
 // the agent has read the probe, and no after Close.
 func TestWatchPending(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.sock")
-	s, err := Serve(path, "tok", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w, err := DialWatch(&Env{Exchange: path, Token: "tok", Proc: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	_, path := testServer(t, 1)
+	w := testWatch(t, path, 0)
 	pending := func() bool {
 		time.Sleep(2 * pendingEvery) // Pending asks the kernel at most that often
 		return w.Pending()
