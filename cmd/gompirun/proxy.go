@@ -91,7 +91,7 @@ func (px *proxyRun) removeSegments() {
 		return
 	}
 	for _, p := range px.spec.Procs {
-		os.Remove(fmt.Sprintf("/dev/shm/gompi-%s-%d.shm", px.spec.Job, p.Idx))
+		shm.RemoveProcess("", px.spec.Job, p.Idx)
 	}
 }
 

@@ -106,7 +106,8 @@ func cpuShare(cpus, procs int) int {
 // readied, or to look for work) that took the other processes' cores from
 // their polling ranks.
 // The rank's waiter goroutine needs no processor of its own: it runs when
-// the rank sleeps, and yields before it blocks. On a machine with more
+// the rank sleeps or yields, and while the rank is awake it waits in the
+// network poller, which holds no processor (transport/shm, wake.go). On a machine with more
 // ranks than cores the ranks sleep at once and the waiters wake them, and
 // there one processor a process made whole programs slower (the same
 // page). Virtual ranks that outnumber the share sleep at once when

@@ -17,7 +17,9 @@
 // reduce (sum to rank 0), alltoall (a block of the size to every rank) and
 // barrier (no data: one row, size 0) likewise (osu_bcast, osu_reduce,
 // osu_alltoall, osu_barrier). scripts/coll-vs-mpich.sh runs the
-// collectives beside the same loops in C under MPICH.
+// collectives beside the same loops in C under MPICH. With -longest a
+// collective's row also gives its longest single call on any rank: a mean
+// can hide a few calls that took milliseconds.
 package main
 
 import (
@@ -40,6 +42,7 @@ type params struct {
 	window        int
 	settle        time.Duration
 	cpuprofile    string
+	longest       bool
 }
 
 func main() {
@@ -52,6 +55,7 @@ func main() {
 	flag.IntVar(&p.window, "window", 64, "messages in flight per iteration for bw and bibw")
 	flag.DurationVar(&p.settle, "settle", 0, "before the first size, repeat it untimed for at least this long (a process's first tens of milliseconds run slower)")
 	flag.StringVar(&p.cpuprofile, "cpuprofile", "", "write each rank's CPU profile of the measurement to this file, .RANK appended (go tool pprof)")
+	flag.BoolVar(&p.longest, "longest", false, "collectives: also print the longest single timed call on any rank (us)")
 	flag.Parse()
 	if err := p.check(); err != nil {
 		fmt.Fprintf(os.Stderr, "osu: %v\n", err)
@@ -81,6 +85,8 @@ func (p *params) check() error {
 		return fmt.Errorf("need 0 <= -min <= -max, got %d and %d", p.min, p.max)
 	case p.iters < 1 || p.warmup < 0 || p.window < 1 || p.settle < 0:
 		return fmt.Errorf("need -iters >= 1, -warmup >= 0, -window >= 1, -settle >= 0")
+	case p.longest && slices.Index(tests, p.test) < slices.Index(tests, "allreduce"):
+		return fmt.Errorf("-longest is for the collectives, not -test %s", p.test)
 	}
 	return nil
 }
@@ -122,14 +128,18 @@ func run(c *mpi.Comm, p *params, out io.Writer) error {
 		if p.test == "bw" || p.test == "bibw" {
 			unit = "Bandwidth (MB/s)"
 		}
-		fmt.Fprintf(out, "# gompi %s test, %d ranks\n# %-10s %18s\n", p.test, c.Size(), "Size", unit)
+		fmt.Fprintf(out, "# gompi %s test, %d ranks\n# %-10s %18s", p.test, c.Size(), "Size", unit)
+		if p.longest {
+			fmt.Fprintf(out, " %18s", "Longest call (us)")
+		}
+		fmt.Fprintln(out)
 	}
 	if err := p.settleIn(c); err != nil {
 		return err
 	}
 	for _, size := range p.sizes() {
 		iters, warmup := p.rounds(size)
-		v, err := p.measure(c, size, iters, warmup)
+		v, longest, err := p.measure(c, size, iters, warmup)
 		if err != nil {
 			return err
 		}
@@ -140,26 +150,33 @@ func run(c *mpi.Comm, p *params, out io.Writer) error {
 			if p.test == "bw" || p.test == "bibw" {
 				prec = 2
 			}
-			fmt.Fprintf(out, "%-12d %18.*f\n", size, prec, v)
+			fmt.Fprintf(out, "%-12d %18.*f", size, prec, v)
+			if p.longest {
+				fmt.Fprintf(out, " %18.*f", prec, longest)
+			}
+			fmt.Fprintln(out)
 		}
 	}
 	return nil
 }
 
 // measure runs -test at one size: warmup untimed iterations, then iters
-// timed, and returns the figure rank 0 prints.
-func (p *params) measure(c *mpi.Comm, size, iters, warmup int) (float64, error) {
+// timed, and returns the figure rank 0 prints and, with -longest, the
+// longest single call.
+func (p *params) measure(c *mpi.Comm, size, iters, warmup int) (v, longest float64, err error) {
 	switch p.test {
 	case "latency":
-		return latency(c, size, iters, warmup)
+		v, err = latency(c, size, iters, warmup)
 	case "bw":
-		return bandwidth(c, size, iters, warmup, p.window, false)
+		v, err = bandwidth(c, size, iters, warmup, p.window, false)
 	case "bibw":
-		return bandwidth(c, size, iters, warmup, p.window, true)
+		v, err = bandwidth(c, size, iters, warmup, p.window, true)
 	case "sendrecv":
-		return sendrecv(c, size, iters, warmup)
+		v, err = sendrecv(c, size, iters, warmup)
+	default:
+		return collective(c, p.test, size, iters, warmup, p.longest)
 	}
-	return collective(c, p.test, size, iters, warmup)
+	return v, 0, err
 }
 
 // settleIn repeats the first size untimed, in batches, until rank 0 has
@@ -175,7 +192,7 @@ func (p *params) settleIn(c *mpi.Comm) error {
 	start := time.Now()
 	more := []int32{1}
 	for more[0] != 0 {
-		if _, err := p.measure(c, size, 1, 100); err != nil {
+		if _, _, err := p.measure(c, size, 1, 100); err != nil {
 			return err
 		}
 		if c.Rank() == 0 && time.Since(start) >= p.settle {
@@ -302,8 +319,9 @@ func bandwidth(c *mpi.Comm, size, iters, warmup, window int, bidir bool) (float6
 
 // collective returns the average over ranks of the mean time of one call
 // of the collective test, in microseconds, for size/8 float64s (at least
-// one; per destination for alltoall).
-func collective(c *mpi.Comm, test string, size, iters, warmup int) (float64, error) {
+// one; per destination for alltoall), and with longest the longest timed
+// call of any rank (each call then timed on its own).
+func collective(c *mpi.Comm, test string, size, iters, warmup int, longest bool) (float64, float64, error) {
 	n := max(size/8, 1)
 	var call func() error
 	switch test {
@@ -322,24 +340,34 @@ func collective(c *mpi.Comm, test string, size, iters, warmup int) (float64, err
 	case "barrier":
 		call = c.Barrier
 	default:
-		return 0, fmt.Errorf("-test %s is not a collective", test)
+		return 0, 0, fmt.Errorf("-test %s is not a collective", test)
 	}
-	var t0 float64
+	var t0, slowest float64
 	for i := 0; i < warmup+iters; i++ {
 		if i == warmup {
 			if err := c.Barrier(); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			t0 = c.Wtime()
 		}
+		var start float64
+		if longest {
+			start = c.Wtime()
+		}
 		if err := call(); err != nil {
-			return 0, err
+			return 0, 0, err
+		}
+		if longest && i >= warmup {
+			slowest = max(slowest, c.Wtime()-start)
 		}
 	}
-	mine := []float64{(c.Wtime() - t0) * 1e6 / float64(iters)}
-	sum := []float64{0}
+	mine := []float64{(c.Wtime() - t0) * 1e6 / float64(iters), slowest * 1e6}
+	sum, most := []float64{0, 0}, []float64{0, 0}
 	if err := mpi.Allreduce(c, mine, sum, mpi.Sum); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return sum[0] / float64(c.Size()), nil
+	if err := mpi.Allreduce(c, mine, most, mpi.Max); err != nil {
+		return 0, 0, err
+	}
+	return sum[0] / float64(c.Size()), most[1], nil
 }

@@ -52,6 +52,7 @@ func TestBadParametersAreRejected(t *testing.T) {
 		{test: "bw", min: 8, max: 4, iters: 1, window: 1},
 		{test: "bw", max: 4, iters: 0, window: 1},
 		{test: "bw", max: 4, iters: 1, window: 0},
+		{test: "latency", max: 4, iters: 1, window: 1, longest: true},
 	} {
 		if p.check() == nil {
 			t.Errorf("%+v accepted", p)
@@ -81,6 +82,37 @@ func TestSettleRunsTheFirstSizeFirst(t *testing.T) {
 	p := params{test: "latency", iters: 1, window: 1, settle: -time.Millisecond}
 	if p.check() == nil {
 		t.Error("a negative -settle was accepted")
+	}
+}
+
+// TestLongestIsAtLeastTheMean: with -longest a collective's row has a
+// third figure, its longest call, which no mean of the same calls exceeds.
+func TestLongestIsAtLeastTheMean(t *testing.T) {
+	for _, test := range []string{"allreduce", "bcast", "barrier"} {
+		p := params{test: test, min: 8, max: 64, iters: 50, warmup: 5, window: 1, longest: true}
+		out, err := table(3, &p)
+		if err != nil {
+			t.Fatalf("%s: %v", test, err)
+		}
+		rows := 0
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			f := strings.Fields(line)
+			if len(f) != 3 {
+				t.Fatalf("%s: row %q, want size, mean and longest", test, line)
+			}
+			mean, _ := strconv.ParseFloat(f[1], 64)
+			longest, _ := strconv.ParseFloat(f[2], 64)
+			if !(mean > 0) || longest < mean {
+				t.Errorf("%s: row %q: longest call below the mean", test, line)
+			}
+			rows++
+		}
+		if rows != len(p.sizes()) {
+			t.Errorf("%s: %d rows, want %d", test, rows, len(p.sizes()))
+		}
 	}
 }
 

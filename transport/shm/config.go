@@ -22,8 +22,8 @@
 // Receiving ranks poll the rings themselves (transport.Poller) while they
 // spin, which gives the lowest latency; a frame found by one rank for
 // another rank of the process is delivered to that rank's inbox. Only while
-// some rank sleeps do senders pay for a wake-up: a futex word in the
-// segment (see wake.go).
+// some rank sleeps do senders pay for a wake-up: a byte written to the
+// owner's wake-up pipe (see wake.go).
 //
 // Payloads: a frame with at most 72 payload bytes goes into one of the
 // ring's fastbox cells, which a polling consumer finds by reading one

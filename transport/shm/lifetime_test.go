@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/transport"
+	"golang.org/x/sys/unix"
 )
 
 // TestSegmentFootprintIsLinear: a segment's size is bounded whatever the
@@ -82,8 +83,8 @@ func TestJoinUnlinks(t *testing.T) {
 		trs = append(trs, tr)
 	}
 	for i, tr := range trs {
-		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 2 {
-			t.Fatalf("before process %d joined: files %v, want both segments", i, left)
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 4 {
+			t.Fatalf("before process %d joined: files %v, want both segments and their wake-up pipes", i, left)
 		}
 		if err := tr.Join(opened); err != nil {
 			t.Fatal(err)
@@ -108,7 +109,9 @@ func TestJoinUnlinks(t *testing.T) {
 }
 
 // TestRemoveStale removes the segments of dead processes and of creators
-// that died before writing a header, and nothing else.
+// that died before writing a header, with their wake-up pipes, and the
+// old pipes of creators that died before making their segment, and
+// nothing else.
 func TestRemoveStale(t *testing.T) {
 	dir := t.TempDir()
 	dead := exec.Command("true")
@@ -135,11 +138,23 @@ func TestRemoveStale(t *testing.T) {
 	}
 	old := time.Now().Add(-2 * staleAge)
 	os.Chtimes(filepath.Join(dir, "gompi-b-0.shm"), old, old)
-	if n := RemoveStale(dir); n != 2 {
-		t.Errorf("removed %d files, want 2", n)
+	pipes := []string{
+		"gompi-a-0.wake", // its segment's owner is dead
+		"gompi-a-1.wake", // its segment's owner lives
+		"gompi-c-0.wake", // no segment, old: its creator died
+		"gompi-c-1.wake", // no segment, new: its creator is making it
+	}
+	for _, name := range pipes {
+		if err := unix.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chtimes(filepath.Join(dir, "gompi-c-0.wake"), old, old)
+	if n := RemoveStale(dir); n != 3 {
+		t.Errorf("removed %d files (pipes of removed segments not counted), want 3", n)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, "*"))
-	want := []string{"gompi-a-1.shm", "gompi-b-1.shm", "other-file.shm"}
+	want := []string{"gompi-a-1.shm", "gompi-a-1.wake", "gompi-b-1.shm", "gompi-c-1.wake", "other-file.shm"}
 	if len(left) != len(want) {
 		t.Fatalf("left %v, want %v", left, want)
 	}
@@ -147,5 +162,24 @@ func TestRemoveStale(t *testing.T) {
 		if filepath.Base(f) != want[i] {
 			t.Fatalf("left %v, want %v", left, want)
 		}
+	}
+}
+
+// TestRemoveProcess removes one process's segment and wake-up pipe, and
+// nothing of the others.
+func TestRemoveProcess(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"gompi-j-3.shm", "gompi-j-4.shm", "gompi-j-4.wake"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := unix.Mkfifo(filepath.Join(dir, "gompi-j-3.wake"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	RemoveProcess(dir, "j", 3)
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(left) != 2 || filepath.Base(left[0]) != "gompi-j-4.shm" || filepath.Base(left[1]) != "gompi-j-4.wake" {
+		t.Fatalf("left %v, want process 4's files only", left)
 	}
 }

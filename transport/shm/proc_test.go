@@ -194,7 +194,7 @@ func (p *pair) roundTrip(seq, size int, borrow bool) error {
 }
 
 // TestTwoProcesses exchanges every size, copied and single-copy, with a real
-// second process, then lets the child fall asleep and checks the futex
+// second process, then lets the child fall asleep and checks the
 // wake-up reaches it across processes.
 func TestTwoProcesses(t *testing.T) {
 	for _, cma := range []string{"1", "0"} {
@@ -212,7 +212,7 @@ func TestTwoProcesses(t *testing.T) {
 				}
 			}
 			for _, size := range []int{8, 1 << 20} {
-				time.Sleep(300 * time.Millisecond) // the child sleeps on its futex by now
+				time.Sleep(300 * time.Millisecond) // the child's rank sleeps by now
 				seq++
 				if err := p.roundTrip(seq, size, size > 8); err != nil {
 					t.Fatalf("after a long sleep: %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/transport"
 )
@@ -28,9 +29,9 @@ func (t *Transport) Poll(ib *transport.Inbox) bool {
 // frame to inbox mine. Without wait (a rank polling) it skips rings another
 // goroutine is reading and takes a bounded batch from each. With wait (the
 // waiter, or a rank about to sleep) it waits for each ring's lock and
-// empties the ring: the goroutine holding the lock may have looked before
-// the record a sender just woke us for was published, and nobody else may
-// look again.
+// takes everything the ring held then (consume): the goroutine holding the
+// lock may have looked before the record a sender just woke us for was
+// published, and nobody else may look again.
 func (t *Transport) drain(mine *transport.Inbox, wait bool) (got bool) {
 	t.life.RLock()
 	defer t.life.RUnlock()
@@ -74,9 +75,20 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 
 // consume handles the records of ring r and reports whether one was a frame
 // for inbox mine. The caller holds r's lock, so records are delivered in
-// ring order.
+// ring order. Without all it takes a batch; with all, what the ring held
+// when it began and what follows, until the ring is empty or it has taken
+// more than a ring's worth of records or bytes. Then it has taken all that
+// was published before it began (the ring and its cells hold no more, and
+// are read in order), and a producer that keeps publishing cannot keep it
+// for ever: the waiter, emptying the ring of a sender that ran ahead into
+// the queue of its rank, held the process's processor until the runtime
+// preempted it, while the rank waited to run.
 func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
-	for n := 0; all || n < pollBatch; n++ {
+	limit, freed := pollBatch, 0
+	if all {
+		limit = len(r.data)/recAlign + len(r.cells.mem)/cellSize + 1
+	}
+	for n := 0; n < limit && freed <= len(r.data); n++ {
 		typ, body, recLen, ok, err := r.nextInOrder()
 		var to *transport.Inbox
 		if err == nil && ok {
@@ -93,12 +105,20 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 			got = true
 		}
 		r.release(recLen)
+		freed += recLen
+		if h := testHookConsumed.Load(); h != nil {
+			(*h)()
+		}
 		if recLen > 0 && r.roomWait.Load() != 0 {
 			t.roomFreed(r)
 		}
 	}
 	return got
 }
+
+// testHookConsumed, when set (tests only), is called after consume
+// releases each record.
+var testHookConsumed atomic.Pointer[func()]
 
 // roomFreed wakes the waiter of ring r's producer, which waits for room
 // (awaitRoom), once per wait: whoever clears the flag wakes it.

@@ -35,9 +35,9 @@ const (
 	offClosed   = 24  // uint32, set when the owner closes: senders stop waiting
 	offCMA      = 28  // uint32, 1 when the owner accepts single-copy descriptors
 	offMapped   = 32  // uint32, processes that mapped it for good (Join); the last unlinks the file
-	offSeq      = 64  // uint32 futex word: bumped by senders to wake the owner's waiter
+	offSeq      = 64  // uint32 futex word: bumped by each wake-up of the owner's waiter (wake.go)
 	offSleepers = 128 // uint32, owner ranks now asleep; senders wake only when nonzero
-	offParked   = 192 // uint32, 1 while the owner's waiter blocks or is about to; senders wake only then
+	offParked   = 192 // uint32, how the owner's waiter blocks (wake.go: parkedFutex, parkedPipe), 0 while it is awake; senders wake only then
 
 	pageSize = 4096
 	magic    = 0x346d7369706d6f67 // "gompism4" little-endian: the layout's version
@@ -59,6 +59,9 @@ type segment struct {
 	path     string
 	nlocal   int
 	ringSize uint64
+	// wakeFd is the write end of the owner's wake-up pipe (wake.go), -1
+	// where there is none (a segment a test made alone) or once closed.
+	wakeFd int
 }
 
 func (s *segment) u32(off int) *atomic.Uint32 {
@@ -106,7 +109,7 @@ func createSegment(path string, nlocal int, ringSize uint64, cma, pinned bool) (
 		os.Remove(path)
 		return nil, fmt.Errorf("shm: mapping segment %s: %w", path, err)
 	}
-	s := &segment{mem: mem, path: path, nlocal: nlocal, ringSize: ringSize}
+	s := &segment{mem: mem, path: path, nlocal: nlocal, ringSize: ringSize, wakeFd: -1}
 	s.u32(offNLocal).Store(uint32(nlocal))
 	s.u32(offPid).Store(uint32(os.Getpid()))
 	s.u64(offRingSize).Store(ringSize)
@@ -166,7 +169,7 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shm: mapping peer segment %s: %w", path, err)
 	}
-	s := &segment{mem: mem, path: path}
+	s := &segment{mem: mem, path: path, wakeFd: -1}
 	if s.u64(offMagic).Load() != magic {
 		unix.Munmap(mem)
 		return nil, fmt.Errorf("%w: %s has no header yet", errNotReady, path)
@@ -181,6 +184,10 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 	case int64(segmentSize(s.nlocal, s.ringSize)) != st.Size:
 		err = fmt.Errorf("shm: segment %s has %d bytes, its header implies %d", path, st.Size, segmentSize(s.nlocal, s.ringSize))
 	}
+	if err == nil {
+		// The owner made its pipe before it published the header.
+		s.wakeFd, err = openWakePipe(wakePath(path))
+	}
 	if err != nil {
 		unix.Munmap(mem)
 		return nil, err
@@ -188,10 +195,16 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 	return s, nil
 }
 
+// unmap unmaps the segment and closes the write end of its owner's
+// wake-up pipe.
 func (s *segment) unmap() {
 	if s.mem != nil {
 		unix.Munmap(s.mem)
 		s.mem = nil
+	}
+	if s.wakeFd >= 0 {
+		unix.Close(s.wakeFd)
+		s.wakeFd = -1
 	}
 }
 
@@ -230,6 +243,8 @@ func Cleanup(dir, jobID string) error {
 	if err != nil {
 		return fmt.Errorf("shm: %w", err)
 	}
+	pipes, _ := filepath.Glob(filepath.Join(dir, "gompi-"+globEscape(jobID)+"-*.wake"))
+	files = append(files, pipes...)
 	var first error
 	for _, f := range files {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
@@ -239,14 +254,27 @@ func Cleanup(dir, jobID string) error {
 	return first
 }
 
+// RemoveProcess removes what process proc of job made in dir (/dev/shm
+// when empty), its segment file and its wake-up pipe, for a launcher whose
+// process was killed before it could.
+func RemoveProcess(dir, job string, proc int) {
+	if dir == "" {
+		dir = "/dev/shm"
+	}
+	p := segmentPath(dir, job, proc)
+	os.Remove(p)
+	os.Remove(wakePath(p))
+}
+
 // staleAge is how long a segment file without a header may have existed
 // before RemoveStale takes its creator for dead: creating one takes
 // microseconds.
 const staleAge = time.Minute
 
 // RemoveStale removes the segment files in dir (/dev/shm when empty) whose
-// owner process is gone: left by jobs killed while they started, before
-// every process had mapped them (Join unlinks them then). Files of other
+// owner process is gone, with their wake-up pipes: left by jobs killed
+// while they started, before every process had mapped them (Join unlinks
+// them then). Files of other
 // users' live jobs stay, and so do those it cannot read or remove. It
 // returns how many it removed.
 func RemoveStale(dir string) int {
@@ -258,9 +286,30 @@ func RemoveStale(dir string) int {
 	for _, f := range files {
 		if staleSegment(f) && os.Remove(f) == nil {
 			removed++
+			os.Remove(wakePath(f))
+		}
+	}
+	// A pipe whose segment is gone: its creator died between the two.
+	pipes, _ := filepath.Glob(filepath.Join(dir, "gompi-*.wake"))
+	for _, p := range pipes {
+		if stalePipe(p) && os.Remove(p) == nil {
+			removed++
 		}
 	}
 	return removed
+}
+
+// stalePipe reports whether the wake-up pipe at path is one of this
+// user's with no segment beside it, older than staleAge.
+func stalePipe(path string) bool {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO || int(st.Uid) != os.Getuid() {
+		return false
+	}
+	if _, err := os.Lstat(strings.TrimSuffix(path, ".wake") + ".shm"); !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	return time.Since(time.Unix(st.Mtim.Unix())) > staleAge
 }
 
 // staleSegment reports whether the segment file at path belongs to a dead

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/transport"
+	"golang.org/x/sys/unix"
 )
 
 // RingEnv names the environment variable that sets the bytes per ring of the
@@ -94,6 +95,7 @@ type Transport struct {
 	donesOwed, donesHandled atomic.Int64
 
 	waiterDone chan struct{}
+	wakeIn     *os.File      // the read end of this process's wake-up pipe, the waiter's (wake.go)
 	wakeups    atomic.Uint64 // times the waiter woke: what sleeping cost senders
 
 	errMu sync.Mutex
@@ -170,10 +172,20 @@ func Open(cfg Config) (*Transport, error) {
 	t.cmaWrite.Store(t.cma && cfg.LendCopies && probeCMAWrite())
 	t.splitCopy.Store(t.cma && !cfg.LendCopies && os.Getenv(SplitEnv) != "0" && probeCMAWrite())
 	t.pinned = len(cfg.Inboxes) > runtime.GOMAXPROCS(0)
-	t.own, err = createSegment(t.segmentPath(cfg.LocalProc), nlocal, ringSize, t.cma, t.pinned)
+	path := t.segmentPath(cfg.LocalProc)
+	// The pipe first: a peer that finds the segment's header opens it.
+	wakeIn, wakeFd, err := createWakePipe(wakePath(path))
 	if err != nil {
 		return nil, err
 	}
+	t.own, err = createSegment(path, nlocal, ringSize, t.cma, t.pinned)
+	if err != nil {
+		wakeIn.Close()
+		unix.Close(wakeFd)
+		os.Remove(wakePath(path))
+		return nil, err
+	}
+	t.wakeIn, t.own.wakeFd = wakeIn, wakeFd
 	for i := range t.in {
 		if i != cfg.LocalProc {
 			t.in[i] = &inRing{ringView: t.own.ring(i), from: i}
@@ -183,7 +195,7 @@ func Open(cfg Config) (*Transport, error) {
 	for _, ib := range cfg.Inboxes {
 		ib.AddPoller(t)
 	}
-	go t.waiter()
+	go t.waiter(t.spinFor == 0)
 	return t, nil
 }
 
@@ -352,8 +364,10 @@ func (t *Transport) Join(opened []bool) error {
 	var first error
 	mapped := func(seg *segment) {
 		if seg.u32(offMapped).Add(1) == nlocal {
-			if err := os.Remove(seg.path); err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
-				first = fmt.Errorf("shm: unlinking mapped segment: %w", err)
+			for _, f := range []string{seg.path, wakePath(seg.path)} {
+				if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
+					first = fmt.Errorf("shm: unlinking mapped segment: %w", err)
+				}
 			}
 		}
 	}
@@ -389,6 +403,8 @@ func (t *Transport) Close() error {
 		}
 	}
 	t.own.unmap()
+	t.wakeIn.Close()
+	os.Remove(wakePath(t.own.path))
 	if err := os.Remove(t.own.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("shm: removing segment: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -143,14 +144,10 @@ func TestManyRanksConcurrent(t *testing.T) {
 }
 
 // TestWakeAfterLongSleep lets the receiving rank fall asleep, then sends:
-// the futex wake-up must reach it, for eager and single-copy frames, and a
+// the wake-up must reach it, for eager and single-copy frames, and a
 // sender sleeping for its completion must be woken too.
 func TestWakeAfterLongSleep(t *testing.T) {
-	g := openGroup(t, "wake", 1, 1)
-	rx := g.inbox(1)
-	got := make(chan *transport.Frame, 1)
-	go func() { got <- recvFrame(rx, 20*time.Second) }()
-	waitAsleep(t, rx)
+	g, rx, got := sleepingReceiver(t, "wake")
 	if err := g.trs[0].Send(dataFrame(0, 1, 1, pattern(1, 8))); err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +173,19 @@ func TestWakeAfterLongSleep(t *testing.T) {
 	if !waitFor(g.inbox(0), 10*time.Second, released.Load) {
 		t.Fatal("borrowed payload never released")
 	}
+}
+
+// sleepingReceiver opens two processes of a rank each and starts a
+// receive on rank 1 that has fallen asleep when it returns; the frame it
+// gets comes on got.
+func sleepingReceiver(t *testing.T, job string) (*group, *transport.Inbox, chan *transport.Frame) {
+	t.Helper()
+	g := openGroup(t, job, 1, 1)
+	rx := g.inbox(1)
+	got := make(chan *transport.Frame, 1)
+	go func() { got <- recvFrame(rx, 20*time.Second) }()
+	waitAsleep(t, rx)
+	return g, rx, got
 }
 
 // waitAsleep waits until ib's owner sleeps in Park for a while.
@@ -280,10 +290,15 @@ func TestRecordPastTheEnd(t *testing.T) {
 			r := tr.in[0]
 			size := uint64(len(r.data))
 			start := 2*size - 32 // second lap, 32 bytes before the end
+			// The waiter reads pos under the ring's lock.
+			for !r.tryLock() {
+				runtime.Gosched()
+			}
 			putRecHdr(r.data[start&r.mask:], 48, 0, typ)
 			r.pos = start
 			r.head.Store(start)
 			r.tail.Store(start + 64)
+			r.unlock()
 			tr.drain(g.inbox(1), true) // not Poll: see TestCorruptRing
 			if tr.Err() == nil || r.head.Load() != start {
 				t.Fatalf("a record running past the end of the ring was consumed (head %d, start %d, err %v)", r.head.Load(), start, tr.Err())
@@ -486,8 +501,8 @@ func wakeStress(t *testing.T, job string, pinned bool) {
 	}
 }
 
-// TestNotifyWakesOnlyAParkedWaiter: a sender bumps the receiver's futex
-// word only when one of its ranks sleeps and its waiter says it blocks.
+// TestNotifyWakesOnlyAParkedWaiter: a sender wakes the receiver's waiter
+// (and counts it in the segment's seq word) only when one of its ranks sleeps and its waiter says it blocks.
 func TestNotifyWakesOnlyAParkedWaiter(t *testing.T) {
 	s, err := createSegment(t.TempDir()+"/seg", 2, minRing, false, false)
 	if err != nil {
@@ -523,7 +538,7 @@ func TestWaiterParks(t *testing.T) {
 	g := openGroup(t, "parks", 1, 1)
 	parked := g.trs[1].own.u32(offParked)
 	deadline := time.Now().Add(10 * time.Second)
-	for parked.Load() != 1 {
+	for parked.Load() == parkedNot {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle waiter never raised its parked word")
 		}
@@ -684,5 +699,135 @@ func TestFullRingWaitEndsWhenTheConsumerFreesRoom(t *testing.T) {
 		t.Fatal("no send waited for room in 5 attempts")
 	case signals == 0:
 		t.Error("no wait for room was ended by the consumer freeing room: each waited for its timeout")
+	}
+}
+
+// TestWaiterHoldsNoProcessor: the waiter of a process whose rank is awake
+// waits in the network poller, where it holds no processor, not in a
+// system call, where it keeps its processor until the runtime's monitor
+// takes it back (up to 20 ms later). With one processor a process, a
+// waiter that blocked in a futex while its rank, spinning, had just
+// yielded stopped the rank for that long (wake.go; docs/transports-shm.md,
+// "Receiving and waking"). And a wake-up ends that wait.
+func TestWaiterHoldsNoProcessor(t *testing.T) {
+	g := openGroup(t, "noproc", 1, 1)
+	// Parked is raised just before the wait: look until the dump shows
+	// both waiters blocked.
+	var states []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		states = waiterStates(t)
+		if len(states) == 2 && !slices.ContainsFunc(states, func(s string) bool {
+			return strings.HasPrefix(s, "running") || strings.HasPrefix(s, "runnable")
+		}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiters never both blocked (states %q)", states)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for _, s := range states {
+		if !strings.HasPrefix(s, "IO wait") {
+			t.Errorf("a blocked waiter is in state %q, want IO wait (the network poller)", s)
+		}
+	}
+	tr := g.trs[1]
+	before := tr.wakeups.Load()
+	wake(tr.own)
+	deadline = time.Now().Add(10 * time.Second)
+	for tr.wakeups.Load() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("a wake-up did not end the waiter's wait")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestWaiterWaitsOnTheFutexWhenAllSleep: a waiter that goes to wait
+// while every rank of the process sleeps waits on the futex word (nothing
+// of the process wants the processor then), and a frame for the sleeping
+// rank still reaches it.
+func TestWaiterWaitsOnTheFutexWhenAllSleep(t *testing.T) {
+	g, _, got := sleepingReceiver(t, "futexwait")
+	// The waiter chose how to wait before the rank slept: a wake-up with
+	// nothing to deliver makes it choose again.
+	wake(g.trs[1].own)
+	parked := g.trs[1].own.u32(offParked)
+	deadline := time.Now().Add(10 * time.Second)
+	for parked.Load() != parkedFutex {
+		if time.Now().After(deadline) {
+			t.Fatalf("with its only rank asleep the waiter's parked word is %d, want %d (the futex)", parked.Load(), parkedFutex)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := g.trs[0].Send(dataFrame(0, 1, 1, pattern(1, 8))); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkFrame(<-got, 0, 1, 8); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waiterStates are the states the goroutine dump gives the waiters of
+// the transports alive in this test process ("IO wait", "syscall",
+// "running", ...).
+func waiterStates(t *testing.T) []string {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var states []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if !strings.Contains(g, "shm.(*Transport).waiter(") {
+			continue
+		}
+		first, _, _ := strings.Cut(g, "\n")
+		// goroutine 12 [IO wait]: or [IO wait, 2 minutes]:
+		_, s, ok := strings.Cut(first, "[")
+		if !ok {
+			t.Fatalf("unexpected goroutine header %q", first)
+		}
+		s, _, _ = strings.Cut(s, "]")
+		states = append(states, s)
+	}
+	return states
+}
+
+// TestConsumeAllEnds: emptying a ring whose producer publishes a record
+// for every record taken ends after about a ring's worth: the waiter,
+// which empties rings, otherwise held its process's processor for as long
+// as a sender kept ahead of it (10-20 ms, until the runtime preempted it).
+func TestConsumeAllEnds(t *testing.T) {
+	const payload, more = 1000, 5000
+	g := openGroup(t, "consumeall", 1, 1)
+	send := func(seq int) {
+		if err := g.trs[0].Send(dataFrame(0, 1, seq, pattern(seq, payload))); err != nil {
+			t.Error(err)
+		}
+	}
+	tr := g.trs[1]
+	r := tr.in[0]
+	for !r.tryLock() { // keep the waiter out
+		runtime.Gosched()
+	}
+	send(0)
+	sent, taken := 1, 0
+	hook := func() {
+		taken++
+		if sent < more {
+			send(sent)
+			sent++
+		}
+	}
+	testHookConsumed.Store(&hook)
+	tr.consume(r, true, nil)
+	testHookConsumed.Store(nil)
+	r.unlock()
+	ringRecords := len(r.data) / alignUp(recHdr+transport.HeaderSize+payload)
+	if taken > 2*ringRecords+2 {
+		t.Errorf("consume took %d records of a producer that kept publishing, want about a ring's worth (%d)", taken, ringRecords)
+	}
+	if taken == 0 {
+		t.Error("consume took nothing")
 	}
 }
