@@ -35,6 +35,7 @@ const (
 	offClosed   = 24  // uint32, set when the owner closes: senders stop waiting
 	offCMA      = 28  // uint32, 1 when the owner accepts single-copy descriptors
 	offMapped   = 32  // uint32, processes that mapped it for good (Join); the last unlinks the file
+	offWakePipe = 36  // uint32, 1 when the owner made a wake-up pipe (wake.go)
 	offSeq      = 64  // uint32 futex word: bumped by each wake-up of the owner's waiter (wake.go)
 	offSleepers = 128 // uint32, owner ranks now asleep; senders wake only when nonzero
 	offParked   = 192 // uint32, how the owner's waiter blocks (wake.go: parkedFutex, parkedPipe), 0 while it is awake; senders wake only then
@@ -87,10 +88,17 @@ func segmentPath(dir, job string, proc int) string {
 	return fmt.Sprintf("%s/gompi-%s-%d.shm", dir, job, proc)
 }
 
+// segmentFlags are what a segment's header says of its owner.
+type segmentFlags struct {
+	cma      bool // it accepts single-copy descriptors
+	pinned   bool // its sleepers count stays raised (wake.go)
+	wakePipe bool // it made a wake-up pipe beside the segment (wake.go)
+}
+
 // createSegment makes and maps a fresh segment file. A file of the same name
 // can only be left over from a crashed job with the same id, so it is
 // replaced. A pinned segment's sleepers count starts raised (wake.go).
-func createSegment(path string, nlocal int, ringSize uint64, cma, pinned bool) (*segment, error) {
+func createSegment(path string, nlocal int, ringSize uint64, flags segmentFlags) (*segment, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("shm: removing stale segment: %w", err)
 	}
@@ -113,11 +121,14 @@ func createSegment(path string, nlocal int, ringSize uint64, cma, pinned bool) (
 	s.u32(offNLocal).Store(uint32(nlocal))
 	s.u32(offPid).Store(uint32(os.Getpid()))
 	s.u64(offRingSize).Store(ringSize)
-	if cma {
+	if flags.cma {
 		s.u32(offCMA).Store(1)
 	}
-	if pinned {
+	if flags.pinned {
 		s.u32(offSleepers).Store(1) // for good (wake.go)
+	}
+	if flags.wakePipe {
+		s.u32(offWakePipe).Store(1)
 	}
 	s.u64(offMagic).Store(magic)
 	return s, nil
@@ -184,7 +195,7 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 	case int64(segmentSize(s.nlocal, s.ringSize)) != st.Size:
 		err = fmt.Errorf("shm: segment %s has %d bytes, its header implies %d", path, st.Size, segmentSize(s.nlocal, s.ringSize))
 	}
-	if err == nil {
+	if err == nil && s.u32(offWakePipe).Load() != 0 {
 		// The owner made its pipe before it published the header.
 		s.wakeFd, err = openWakePipe(wakePath(path))
 	}

@@ -174,18 +174,22 @@ func Open(cfg Config) (*Transport, error) {
 	t.pinned = len(cfg.Inboxes) > runtime.GOMAXPROCS(0)
 	path := t.segmentPath(cfg.LocalProc)
 	// The pipe first: a peer that finds the segment's header opens it.
-	wakeIn, wakeFd, err := createWakePipe(wakePath(path))
+	wakeFd := -1
+	if mayWaitOnPipe(t.spinFor, t.pinned, nlocal) {
+		if t.wakeIn, wakeFd, err = createWakePipe(wakePath(path)); err != nil {
+			return nil, err
+		}
+	}
+	t.own, err = createSegment(path, nlocal, ringSize, segmentFlags{cma: t.cma, pinned: t.pinned, wakePipe: t.wakeIn != nil})
 	if err != nil {
+		if t.wakeIn != nil {
+			t.wakeIn.Close()
+			unix.Close(wakeFd)
+			os.Remove(wakePath(path))
+		}
 		return nil, err
 	}
-	t.own, err = createSegment(path, nlocal, ringSize, t.cma, t.pinned)
-	if err != nil {
-		wakeIn.Close()
-		unix.Close(wakeFd)
-		os.Remove(wakePath(path))
-		return nil, err
-	}
-	t.wakeIn, t.own.wakeFd = wakeIn, wakeFd
+	t.own.wakeFd = wakeFd
 	for i := range t.in {
 		if i != cfg.LocalProc {
 			t.in[i] = &inRing{ringView: t.own.ring(i), from: i}
@@ -195,7 +199,7 @@ func Open(cfg Config) (*Transport, error) {
 	for _, ib := range cfg.Inboxes {
 		ib.AddPoller(t)
 	}
-	go t.waiter(t.spinFor == 0)
+	go t.waiter()
 	return t, nil
 }
 
@@ -403,8 +407,10 @@ func (t *Transport) Close() error {
 		}
 	}
 	t.own.unmap()
-	t.wakeIn.Close()
-	os.Remove(wakePath(t.own.path))
+	if t.wakeIn != nil {
+		t.wakeIn.Close()
+		os.Remove(wakePath(t.own.path))
+	}
 	if err := os.Remove(t.own.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("shm: removing segment: %w", err)
 	}

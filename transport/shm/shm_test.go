@@ -504,7 +504,7 @@ func wakeStress(t *testing.T, job string, pinned bool) {
 // TestNotifyWakesOnlyAParkedWaiter: a sender wakes the receiver's waiter
 // (and counts it in the segment's seq word) only when one of its ranks sleeps and its waiter says it blocks.
 func TestNotifyWakesOnlyAParkedWaiter(t *testing.T) {
-	s, err := createSegment(t.TempDir()+"/seg", 2, minRing, false, false)
+	s, err := createSegment(t.TempDir()+"/seg", 2, minRing, segmentFlags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +522,7 @@ func TestNotifyWakesOnlyAParkedWaiter(t *testing.T) {
 			t.Errorf("sleepers %d, parked %d: woke %v, want %v", c.sleepers, c.parked, woke, c.wakes)
 		}
 	}
-	pinned, err := createSegment(t.TempDir()+"/pinned", 2, minRing, false, true)
+	pinned, err := createSegment(t.TempDir()+"/pinned", 2, minRing, segmentFlags{pinned: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -711,6 +711,9 @@ func TestFullRingWaitEndsWhenTheConsumerFreesRoom(t *testing.T) {
 // "Receiving and waking"). And a wake-up ends that wait.
 func TestWaiterHoldsNoProcessor(t *testing.T) {
 	g := openGroup(t, "noproc", 1, 1)
+	if g.trs[0].wakeIn == nil || g.trs[1].wakeIn == nil {
+		t.Skip("fewer cores than the test's two ranks: the waiters have no pipes and always wait on the futex")
+	}
 	// Parked is raised just before the wait: look until the dump shows
 	// both waiters blocked.
 	var states []string
@@ -766,6 +769,30 @@ func TestWaiterWaitsOnTheFutexWhenAllSleep(t *testing.T) {
 	}
 	if err := checkFrame(<-got, 0, 1, 8); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMayWaitOnPipe: a waiter gets a pipe where its ranks have a core each
+// or its process is pinned, and not on a host of more processes than
+// maxPipeProcs, where every process would hold a descriptor of each
+// other's pipe.
+func TestMayWaitOnPipe(t *testing.T) {
+	for _, c := range []struct {
+		spin   time.Duration
+		pinned bool
+		nlocal int
+		want   bool
+	}{
+		{time.Millisecond, false, 2, true},
+		{0, false, 2, false},
+		{0, true, 2, true},
+		{time.Millisecond, false, maxPipeProcs, true},
+		{time.Millisecond, false, maxPipeProcs + 1, false},
+		{0, true, maxPipeProcs + 1, false},
+	} {
+		if got := mayWaitOnPipe(c.spin, c.pinned, c.nlocal); got != c.want {
+			t.Errorf("mayWaitOnPipe(%v, %v, %d) = %v, want %v", c.spin, c.pinned, c.nlocal, got, c.want)
+		}
 	}
 }
 

@@ -49,7 +49,8 @@ import (
 // them spin on and woke more threads, was measurably slower). While a rank
 // with a core of its own is awake, or in a pinned process, it waits in the
 // runtime's network poller instead, holding no processor, on a named pipe
-// beside the segment (gompi-JOB-PROC.wake) that senders write a byte to. A
+// beside the segment (gompi-JOB-PROC.wake; mayWaitOnPipe says which
+// processes make one) that senders write a byte to. A
 // waiter that always waited on the futex stopped its own rank whenever it
 // went to wait just after the rank, spinning, had yielded: with one
 // processor a process (a rank with a core of its own), both processes'
@@ -71,6 +72,19 @@ import (
 // every processor of the process and every sender of the host touch,
 // plus a final drain that waited for the rings' locks. The waiter
 // delivers everything there.
+
+// mayWaitOnPipe reports whether the waiter of a process may wait on a
+// wake-up pipe, and so needs one: where its ranks have a core each (spin
+// is nonzero) or it is pinned, and the host has few enough processes.
+// Elsewhere it always waits on the futex word. Each process holds a
+// descriptor of every local peer's pipe, so hosts of thousands of
+// processes, all sleeping at once anyway, make none.
+func mayWaitOnPipe(spin time.Duration, pinned bool, nlocal int) bool {
+	return (spin > 0 || pinned) && nlocal <= maxPipeProcs
+}
+
+// maxPipeProcs bounds the local processes whose waiters may wait on pipes.
+const maxPipeProcs = 1024
 
 // wakePath is the wake-up pipe of the segment at segPath.
 func wakePath(segPath string) string {
@@ -209,8 +223,7 @@ func (t *Transport) spinPoll(ib *transport.Inbox) {
 }
 
 // waiter drains the rings whenever a sender wakes it, until Close.
-// briefSpins: the ranks of the process have no core each (spinFor is zero).
-func (t *Transport) waiter(briefSpins bool) {
+func (t *Transport) waiter() {
 	defer close(t.waiterDone)
 	seq, parked := t.own.u32(offSeq), t.own.u32(offParked)
 	sleepers := t.own.u32(offSleepers)
@@ -225,9 +238,9 @@ func (t *Transport) waiter(briefSpins bool) {
 		// Let the ranks just woken run first: one that then still sleeps,
 		// or sleeps again, is not runnable.
 		runtime.Gosched()
-		how := uint32(parkedPipe)
-		if !t.pinned && (briefSpins || sleepers.Load() == uint32(len(t.cfg.Inboxes))) {
-			how = parkedFutex
+		how := uint32(parkedFutex)
+		if t.wakeIn != nil && (t.pinned || sleepers.Load() != uint32(len(t.cfg.Inboxes))) {
+			how = parkedPipe
 		}
 		parked.Store(how)
 		t.drain(nil, true) // what senders that saw parked low published
