@@ -7,10 +7,12 @@
  * over the ranks, in microseconds, on size/8 doubles (at least one; per
  * destination for alltoall; sum to rank 0 for reduce). With SETTLE_MS,
  * the first size is first repeated untimed, in batches of 100 calls,
- * until rank 0 has spent that long on it (samples/osu -settle).
+ * until rank 0 has spent that long on it (samples/osu -settle). With
+ * LONGEST 1, each timed call is also timed alone and a row gives the
+ * longest call of any rank too (samples/osu -longest).
  *
  * Build: mpicc -O2 -o coll coll.c
- * Run:   mpirun -np 2 ./coll TEST MIN MAX ITERS WARMUP [SETTLE_MS]
+ * Run:   mpirun -np 2 ./coll TEST MIN MAX ITERS WARMUP [SETTLE_MS [LONGEST]]
  *        TEST: allreduce, bcast, reduce, alltoall or barrier
  */
 #include <mpi.h>
@@ -37,15 +39,16 @@ int main(int argc, char **argv) {
     int me, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (argc != 6 && argc != 7) {
+    if (argc < 6 || argc > 8) {
         if (me == 0)
-            fprintf(stderr, "usage: coll TEST MIN MAX ITERS WARMUP [SETTLE_MS]\n");
+            fprintf(stderr, "usage: coll TEST MIN MAX ITERS WARMUP [SETTLE_MS [LONGEST]]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *test = argv[1];
     long min = atol(argv[2]), max = atol(argv[3]);
     int iters = atoi(argv[4]), warmup = atoi(argv[5]);
-    double settle = argc == 7 ? atof(argv[6]) / 1e3 : 0;
+    double settle = argc >= 7 ? atof(argv[6]) / 1e3 : 0;
+    int longest = argc == 8 && atoi(argv[7]) != 0;
     int barrier = strcmp(test, "barrier") == 0;
     if (!barrier && strcmp(test, "allreduce") && strcmp(test, "bcast") &&
         strcmp(test, "reduce") && strcmp(test, "alltoall")) {
@@ -61,7 +64,8 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (me == 0)
-        printf("# MPICH %s test, %d ranks\n# Size         Latency (us)\n", test, np);
+        printf("# MPICH %s test, %d ranks\n# Size         Latency (us)%s\n", test, np,
+               longest ? "  Longest call (us)" : "");
     long size = barrier ? 0 : min;
     int more = settle > 0;
     double s0 = MPI_Wtime();
@@ -80,17 +84,24 @@ int main(int argc, char **argv) {
             it = iters / 10 > 10 ? iters / 10 : 10;
             wu = warmup / 10;
         }
-        double t0 = 0;
+        double t0 = 0, slowest = 0;
         for (int i = 0; i < wu + it; i++) {
             if (i == wu) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 t0 = MPI_Wtime();
             }
+            double start = longest ? MPI_Wtime() : 0;
             call(test, barrier, in, out, n);
+            if (longest && i >= wu && MPI_Wtime() - start > slowest)
+                slowest = MPI_Wtime() - start;
         }
-        double mine = (MPI_Wtime() - t0) * 1e6 / it, sum = 0;
+        double mine = (MPI_Wtime() - t0) * 1e6 / it, sum = 0, most = 0;
         MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        if (me == 0)
+        slowest *= 1e6;
+        MPI_Allreduce(&slowest, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (me == 0 && longest)
+            printf("%-12ld %18.3f %18.3f\n", size, sum / np, most);
+        else if (me == 0)
             printf("%-12ld %18.3f\n", size, sum / np);
         if (barrier)
             break;
