@@ -73,3 +73,45 @@ func directRound(t *testing.T, job string) (r directResult) {
 	}
 	return r
 }
+
+// TestPollLeavesAFrameNoReceiveTakes: once a poll has taken a frame
+// straight into its owner's receive, a frame behind it that no posted
+// receive takes stays in the ring rather than going to the queue, and the
+// next poll, after its receive is posted, takes it straight too: one copy
+// instead of two for the messages of a sender that runs ahead. A poll that
+// has taken nothing queues such a frame, so later frames still come
+// (TestDirectFramesKeepTheirOrder).
+func TestPollLeavesAFrameNoReceiveTakes(t *testing.T) {
+	for attempt := range 5 {
+		trs, ibs := openPair(t, fmt.Sprintf("leave%d", attempt), false)
+		posted := int32(0) // frames up to this tag have a posted receive
+		var took []int32
+		ibs[1].SetDirect(func(h *transport.Header, payload []byte) bool {
+			if h.Tag > posted {
+				return false
+			}
+			took = append(took, h.Tag)
+			return true
+		})
+		for seq := range 2 {
+			if err := trs[0].Send(dataFrame(0, 1, seq, pattern(seq, 100))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		trs[1].Poll(ibs[1])
+		if len(took) != 1 || !ibs[1].Empty() {
+			continue // the waiter's drain took them first (a loaded host): again
+		}
+		r := trs[1].in[0]
+		if r.tail.Load() == r.head.Load() && !r.cellReady() {
+			t.Fatal("the frame no receive took left the ring")
+		}
+		posted = 1
+		trs[1].Poll(ibs[1])
+		if !slices.Equal(took, []int32{0, 1}) || !ibs[1].Empty() {
+			t.Fatalf("after its receive was posted the frame left in the ring was not taken straight: took %v, queue empty %v", took, ibs[1].Empty())
+		}
+		return
+	}
+	t.Fatal("the waiter took the frames before the owner polled in 5 attempts")
+}

@@ -4,6 +4,7 @@ package shm
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -75,7 +76,13 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 
 // consume handles the records of ring r and reports whether one was a frame
 // for inbox mine. The caller holds r's lock, so records are delivered in
-// ring order. Without all it takes a batch; with all, what the ring held
+// ring order. Without all it takes a batch, which ends early at a whole
+// frame for mine that no posted receive takes once one has been taken
+// straight into its receive: that frame stays in the ring until mine
+// polls again, when its receive may be posted too (taking it at once
+// copied each message of a sender that runs ahead twice, into the queue
+// and then into its buffer); a poll that has taken nothing takes it into
+// the queue, so the frames behind it always come. With all, what the ring held
 // when it began and what follows, until the ring is empty or it has taken
 // more than a ring's worth of records or bytes. Then it has taken all that
 // was published before it began (the ring and its cells hold no more, and
@@ -85,14 +92,19 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 // preempted it, while the rank waited to run.
 func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
 	limit, freed := pollBatch, 0
+	took := false // a frame went straight into one of mine's posted receives
 	if all {
 		limit = len(r.data)/recAlign + len(r.cells.mem)/cellSize + 1
 	}
 	for n := 0; n < limit && freed <= len(r.data); n++ {
 		typ, body, recLen, ok, err := r.nextInOrder()
 		var to *transport.Inbox
+		direct := !all && mine != nil && mine.Direct()
 		if err == nil && ok {
-			to, err = t.handle(r, typ, body, mine)
+			to, err = t.handle(r, typ, body, mine, took)
+		}
+		if err == errLeft {
+			return got
 		}
 		if err != nil {
 			t.fail(r, err)
@@ -111,6 +123,9 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 		}
 		if recLen > 0 && r.roomWait.Load() != 0 {
 			t.roomFreed(r)
+		}
+		if direct && to == mine && mine.Direct() {
+			took = true // taken straight into a posted receive: nothing was queued
 		}
 	}
 	return got
@@ -133,13 +148,15 @@ func (t *Transport) roomFreed(r *inRing) {
 
 // handle acts on one record and returns the inbox it delivered a frame to,
 // if any. body lies in the ring: whatever outlives the call is copied.
-func (t *Transport) handle(r *inRing, typ byte, body []byte, mine *transport.Inbox) (*transport.Inbox, error) {
+// With leave, a whole frame for mine that no posted receive takes stays in
+// the ring (errLeft).
+func (t *Transport) handle(r *inRing, typ byte, body []byte, mine *transport.Inbox, leave bool) (*transport.Inbox, error) {
 	switch typ {
 	case recPad:
 		return nil, nil
 	case recFrame:
 		if mine != nil && mine.Direct() {
-			return t.handleFrameDirect(r, body, mine)
+			return t.handleFrameDirect(r, body, mine, leave)
 		}
 		return t.handleFrame(r, body)
 	case recChunk:
@@ -238,18 +255,26 @@ func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error
 // (transport.Inbox.OfferDirect): a small message matching a posted
 // receive is copied from the ring into the receive buffer, with no frame
 // allocated, queued and freed.
-func (t *Transport) handleFrameDirect(r *inRing, body []byte, mine *transport.Inbox) (*transport.Inbox, error) {
+func (t *Transport) handleFrameDirect(r *inRing, body []byte, mine *transport.Inbox, leave bool) (*transport.Inbox, error) {
 	h := &r.offered // a local would escape to the heap through the offer
 	ib, err := t.frameHeader(r, body, h)
 	if err != nil {
 		return nil, err
 	}
 	data := body[transport.HeaderSize:]
-	if ib == mine && int64(len(data)) == h.PayloadLen() && mine.OfferDirect(h, data) {
-		return mine, nil
+	if ib == mine && int64(len(data)) == h.PayloadLen() {
+		if mine.OfferDirect(h, data) {
+			return mine, nil
+		}
+		if leave {
+			return nil, errLeft
+		}
 	}
 	return t.handleFrame(r, body)
 }
+
+// errLeft says a frame was left in its ring (handleFrameDirect).
+var errLeft = errors.New("shm: frame left in the ring")
 
 // handleRdv delivers a rendezvous DATA whose payload stays in the sender:
 // the receiving engine's ReadPayload reads it with process_vm_readv
