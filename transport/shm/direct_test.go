@@ -5,6 +5,7 @@ package shm
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -80,12 +81,13 @@ func directRound(t *testing.T, job string) (r directResult) {
 // next poll, after its receive is posted, takes it straight too: one copy
 // instead of two for the messages of a sender that runs ahead. A poll that
 // has taken nothing queues such a frame, so later frames still come
-// (TestDirectFramesKeepTheirOrder).
+// (TestDirectFramesKeepTheirOrder), and so does one under leaveMin bytes.
 func TestPollLeavesAFrameNoReceiveTakes(t *testing.T) {
+	var took []int32
 	for attempt := range 5 {
 		trs, ibs := openPair(t, fmt.Sprintf("leave%d", attempt), false)
 		posted := int32(0) // frames up to this tag have a posted receive
-		var took []int32
+		took = nil
 		ibs[1].SetDirect(func(h *transport.Header, payload []byte) bool {
 			if h.Tag > posted {
 				return false
@@ -93,25 +95,59 @@ func TestPollLeavesAFrameNoReceiveTakes(t *testing.T) {
 			took = append(took, h.Tag)
 			return true
 		})
-		for seq := range 2 {
-			if err := trs[0].Send(dataFrame(0, 1, seq, pattern(seq, 100))); err != nil {
+		send := func(seq, size int) {
+			if err := trs[0].Send(dataFrame(0, 1, seq, pattern(seq, size))); err != nil {
 				t.Fatal(err)
 			}
 		}
-		trs[1].Poll(ibs[1])
-		if len(took) != 1 || !ibs[1].Empty() {
-			continue // the waiter's drain took them first (a loaded host): again
+		// poll polls as the owner until it has taken n frames straight,
+		// and reports whether nothing went to the queue meanwhile. A
+		// poll skips a ring the waiter goroutine is reading, and the
+		// waiter queues what it takes: then this attempt proves nothing.
+		poll := func(n int) bool {
+			for range 1000 {
+				trs[1].Poll(ibs[1])
+				if len(took) >= n || !ibs[1].Empty() {
+					break
+				}
+				runtime.Gosched()
+			}
+			return len(took) == n && ibs[1].Empty()
+		}
+		send(0, leaveMin)
+		send(1, leaveMin)
+		if !poll(1) {
+			continue
 		}
 		r := trs[1].in[0]
-		if r.tail.Load() == r.head.Load() && !r.cellReady() {
+		if r.tail.Load() == r.head.Load() {
 			t.Fatal("the frame no receive took left the ring")
 		}
 		posted = 1
-		trs[1].Poll(ibs[1])
-		if !slices.Equal(took, []int32{0, 1}) || !ibs[1].Empty() {
-			t.Fatalf("after its receive was posted the frame left in the ring was not taken straight: took %v, queue empty %v", took, ibs[1].Empty())
+		if !poll(2) {
+			continue
+		}
+		// A small frame behind a taken one goes to the queue at once.
+		posted = 2
+		send(2, leaveMin)
+		send(3, leaveMin-1)
+		if poll(3); len(took) != 3 {
+			continue
+		}
+		if ibs[1].Empty() {
+			t.Fatal("a frame under leaveMin bytes behind a taken one stayed in the ring")
+		}
+		var f *transport.Frame
+		for range 1000 { // a poll skips the ring while the waiter reads it
+			if f = ibs[1].NextNow(); f != nil {
+				break
+			}
+			runtime.Gosched()
+		}
+		if f == nil || f.Tag != 3 {
+			t.Fatalf("a frame under leaveMin bytes behind a taken one was not queued: took %v, queued %v", took, f)
 		}
 		return
 	}
-	t.Fatal("the waiter took the frames before the owner polled in 5 attempts")
+	t.Fatalf("in 5 attempts the owner's polls never took frames 0-2 straight, leaving frame 1 in the ring until its receive was posted (last attempt took %v)", took)
 }

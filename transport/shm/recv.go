@@ -77,14 +77,15 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 // consume handles the records of ring r and reports whether one was a frame
 // for inbox mine. The caller holds r's lock, so records are delivered in
 // ring order. Without all it takes a batch, which ends early at a whole
-// frame for mine that no posted receive takes once one has been taken
-// straight into its receive: that frame stays in the ring until mine
-// polls again, when its receive may be posted too (taking it at once
-// copied each message of a sender that runs ahead twice, into the queue
-// and then into its buffer); a poll that has taken nothing takes it into
-// the queue, so the frames behind it always come. With all, what the ring held
-// when it began and what follows, until the ring is empty or it has taken
-// more than a ring's worth of records or bytes. Then it has taken all that
+// frame for mine of at least leaveMin payload bytes that no posted receive
+// takes, once one has been taken straight into its receive: that frame
+// stays in the ring until mine polls again, when its receive may be posted
+// too (taking it at once copied each message of a sender that runs ahead
+// twice, into the queue and then into its buffer); a poll that has taken
+// nothing takes it into the queue, so the frames behind it always come.
+// With all, what the ring held when it began and what follows, until the
+// ring is empty or it has taken more than a ring's worth of records or
+// bytes. Then it has taken all that
 // was published before it began (the ring and its cells hold no more, and
 // are read in order), and a producer that keeps publishing cannot keep it
 // for ever: the waiter, emptying the ring of a sender that ran ahead into
@@ -101,7 +102,7 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 		var to *transport.Inbox
 		direct := !all && mine != nil && mine.Direct()
 		if err == nil && ok {
-			to, err = t.handle(r, typ, body, mine, took)
+			to, err = t.handle(r, typ, body, mine, took && len(body) >= transport.HeaderSize+leaveMin)
 		}
 		if err == errLeft {
 			return got
@@ -130,6 +131,11 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 	}
 	return got
 }
+
+// leaveMin is the least payload a poll leaves in the ring (consume):
+// taking a smaller frame into the queue at once costs less than the poll
+// that would take it later (docs/transports-shm.md, "Figures").
+const leaveMin = 1 << 10
 
 // testHookConsumed, when set (tests only), is called after consume
 // releases each record.
