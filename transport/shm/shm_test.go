@@ -705,7 +705,7 @@ func TestFullRingWaitEndsWhenTheConsumerFreesRoom(t *testing.T) {
 // TestWaiterHoldsNoProcessor: the waiter of a process whose rank is awake
 // waits in the network poller, where it holds no processor, not in a
 // system call, where it keeps its processor until the runtime's monitor
-// takes it back (up to 20 ms later). With one processor a process, a
+// takes it back (milliseconds later). With one processor a process, a
 // waiter that blocked in a futex while its rank, spinning, had just
 // yielded stopped the rank for that long (wake.go; docs/transports-shm.md,
 // "Receiving and waking"). And a wake-up ends that wait.
@@ -823,7 +823,7 @@ func waiterStates(t *testing.T) []string {
 // TestConsumeAllEnds: emptying a ring whose producer publishes a record
 // for every record taken ends after about a ring's worth: the waiter,
 // which empties rings, otherwise held its process's processor for as long
-// as a sender kept ahead of it (10-20 ms, until the runtime preempted it).
+// as a sender kept ahead of it (until the runtime preempted it).
 func TestConsumeAllEnds(t *testing.T) {
 	const payload, more = 1000, 5000
 	g := openGroup(t, "consumeall", 1, 1)
