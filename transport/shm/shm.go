@@ -292,6 +292,11 @@ func (t *Transport) Err() error {
 
 func (t *Transport) fail(r *inRing, err error) {
 	r.broken = err
+	t.keepErr(err)
+}
+
+// keepErr records err as the transport's fault unless one is recorded.
+func (t *Transport) keepErr(err error) {
 	t.errMu.Lock()
 	if t.err == nil {
 		t.err = err

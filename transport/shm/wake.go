@@ -253,11 +253,7 @@ func (t *Transport) waiter() {
 		parked.Store(parkedNot)
 		if err != nil && !t.closing.Load() {
 			// Not seen: this process holds a write end open until Close.
-			t.errMu.Lock()
-			if t.err == nil {
-				t.err = fmt.Errorf("shm: waiter: reading its wake-up pipe: %w", err)
-			}
-			t.errMu.Unlock()
+			t.keepErr(fmt.Errorf("shm: waiter: reading its wake-up pipe: %w", err))
 			return
 		}
 		t.wakeups.Add(1)
