@@ -190,3 +190,60 @@ func TestRemoveProcess(t *testing.T) {
 		t.Fatalf("left %v, want process 4's files only", left)
 	}
 }
+
+// TestAliveFollowsTheOwner: a peer segment is alive while its owner
+// process is, whatever its pid later names. Once the owner is killed
+// (and before it is reaped) alive says no, with or without a pidfd; with
+// one (watchOwner) it still says no when the header's pid names a live
+// process, as it would once the pid is reused.
+func TestAliveFollowsTheOwner(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command to stand for the owner")
+	}
+	for _, pidfd := range []bool{true, false} {
+		s, err := createSegment(t.TempDir()+"/seg", 2, minRing, segmentFlags{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.unmap()
+		owner := exec.Command(sleep, "60")
+		if err := owner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		reaped := false
+		defer func() {
+			if !reaped {
+				owner.Process.Kill()
+				owner.Wait()
+			}
+		}()
+		s.u32(offPid).Store(uint32(owner.Process.Pid))
+		if pidfd {
+			s.watchOwner()
+			if s.ownerFd < 0 {
+				t.Log("this kernel gives no pidfd: only /proc is checked")
+				continue
+			}
+		}
+		if !s.alive() {
+			t.Fatalf("pidfd %v: a running owner is not alive", pidfd)
+		}
+		owner.Process.Kill()
+		deadline := time.Now().Add(10 * time.Second)
+		for s.alive() {
+			if time.Now().After(deadline) {
+				t.Fatalf("pidfd %v: a killed, unreaped owner is still alive after 10 s", pidfd)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		owner.Wait()
+		reaped = true
+		if pidfd {
+			s.u32(offPid).Store(uint32(os.Getpid()))
+			if s.alive() {
+				t.Error("an owner that exited is alive again once its pid names a live process")
+			}
+		}
+	}
+}

@@ -63,6 +63,9 @@ type segment struct {
 	// wakeFd is the write end of the owner's wake-up pipe (wake.go), -1
 	// where there is none (a segment a test made alone) or once closed.
 	wakeFd int
+	// ownerFd is a pidfd of a peer segment's owner (watchOwner), -1 where
+	// the kernel gives none, for an own segment, or once closed.
+	ownerFd int
 }
 
 func (s *segment) u32(off int) *atomic.Uint32 {
@@ -117,7 +120,7 @@ func createSegment(path string, nlocal int, ringSize uint64, flags segmentFlags)
 		os.Remove(path)
 		return nil, fmt.Errorf("shm: mapping segment %s: %w", path, err)
 	}
-	s := &segment{mem: mem, path: path, nlocal: nlocal, ringSize: ringSize, wakeFd: -1}
+	s := &segment{mem: mem, path: path, nlocal: nlocal, ringSize: ringSize, wakeFd: -1, ownerFd: -1}
 	s.u32(offNLocal).Store(uint32(nlocal))
 	s.u32(offPid).Store(uint32(os.Getpid()))
 	s.u64(offRingSize).Store(ringSize)
@@ -180,7 +183,7 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shm: mapping peer segment %s: %w", path, err)
 	}
-	s := &segment{mem: mem, path: path, wakeFd: -1}
+	s := &segment{mem: mem, path: path, wakeFd: -1, ownerFd: -1}
 	if s.u64(offMagic).Load() != magic {
 		unix.Munmap(mem)
 		return nil, fmt.Errorf("%w: %s has no header yet", errNotReady, path)
@@ -203,11 +206,12 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 		unix.Munmap(mem)
 		return nil, err
 	}
+	s.watchOwner()
 	return s, nil
 }
 
 // unmap unmaps the segment and closes the write end of its owner's
-// wake-up pipe.
+// wake-up pipe and its pidfd.
 func (s *segment) unmap() {
 	if s.mem != nil {
 		unix.Munmap(s.mem)
@@ -217,6 +221,24 @@ func (s *segment) unmap() {
 		unix.Close(s.wakeFd)
 		s.wakeFd = -1
 	}
+	if s.ownerFd >= 0 {
+		unix.Close(s.ownerFd)
+		s.ownerFd = -1
+	}
+}
+
+// watchOwner opens a pidfd of the process the header names, which alive
+// then polls: one system call where a kill and reading /proc/PID/stat
+// take several, and it goes on naming that process once its pid is
+// reused. Where the kernel has no pidfd (before Linux 5.3) or refuses
+// one, and on hosts of more than maxPipeProcs processes (a descriptor per
+// peer, as for the wake-up pipes), alive reads /proc.
+func (s *segment) watchOwner() {
+	if pid := int(s.u32(offPid).Load()); pid > 0 && s.ownerFd < 0 && s.nlocal <= maxPipeProcs {
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil { // close-on-exec
+			s.ownerFd = fd
+		}
+	}
 }
 
 // alive reports whether the segment's owner may still consume: it has not
@@ -224,6 +246,20 @@ func (s *segment) unmap() {
 func (s *segment) alive() bool {
 	if s.u32(offClosed).Load() != 0 {
 		return false
+	}
+	if s.ownerFd >= 0 {
+		// A pidfd is readable once its process has exited, reaped or not.
+		fds := [1]unix.PollFd{{Fd: int32(s.ownerFd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds[:], 0)
+			if err == unix.EINTR {
+				continue
+			}
+			if err == nil {
+				return n == 0
+			}
+			break // not expected; /proc answers
+		}
 	}
 	pid := int(s.u32(offPid).Load())
 	if unix.Kill(pid, 0) == unix.ESRCH {

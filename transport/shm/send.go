@@ -230,11 +230,15 @@ func (t *Transport) room(pr *peer, n int) ([]byte, error) {
 type stallWait struct {
 	spins, naps int
 	start       time.Time
+	head        uint64      // the consumer's head at the last drain request
 	timer       *time.Timer // bounds each awaitRoom
 }
 
-// stall is one step of waiting for a full ring to drain, with a liveness
-// check every 64 steps and, while it yields, a drain request. It yields, for as long as
+// stall is one step of waiting for a full ring to drain. Every 64 steps
+// it checks that the consumer lives and, while it yields, asks the
+// consumer's waiter to drain, unless the consumer freed room since it
+// last looked: a consumer that drains needs no help, and a wake-up would
+// only take its processor for the waiter. It yields, for as long as
 // the transport's ranks spin (spinFor: the host has a core for each) or
 // at least 64 times, and then waits until the consumer says it freed
 // room (awaitRoom), a millisecond at most a step. Where the consumer has
@@ -251,13 +255,17 @@ func (t *Transport) stall(pr *peer, w *stallWait) error {
 	}
 	if w.spins == 0 {
 		w.start = time.Now()
+		w.head = pr.out.seenHead
 	}
-	if (w.spins+w.naps)%64 == 0 {
+	if n := w.spins + w.naps; n > 0 && n%64 == 0 {
 		if !pr.seg.alive() {
 			return errPeerGone
 		}
-		if w.naps == 0 {
-			wake(pr.seg) // awaitRoom asks for the drain itself before it parks
+		if w.naps == 0 { // awaitRoom asks for the drain itself before it parks
+			if pr.out.seenHead == w.head {
+				wake(pr.seg)
+			}
+			w.head = pr.out.seenHead
 		}
 	}
 	if w.naps == 0 && (w.spins < 64 || w.spins%64 != 0 || time.Since(w.start) < t.spinFor) {

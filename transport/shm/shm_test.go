@@ -532,6 +532,45 @@ func TestNotifyWakesOnlyAParkedWaiter(t *testing.T) {
 	}
 }
 
+// TestFullRingWakesOnlyAStalledConsumer: a sender waiting for room in a
+// full ring asks the consumer's waiter to drain (a wake-up, counted in the
+// seq word) only when the consumer freed no room over the last 64 steps:
+// a consumer that drains needs no help, and the wake-up would take its
+// processor.
+func TestFullRingWakesOnlyAStalledConsumer(t *testing.T) {
+	s, err := createSegment(t.TempDir()+"/seg", 2, minRing, segmentFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.unmap()
+	tr := &Transport{spinFor: time.Hour} // it keeps yielding: no awaitRoom
+	pr := &peer{seg: s}
+	seq := s.u32(offSeq)
+	var w stallWait
+	step := func(draining bool) {
+		t.Helper()
+		if draining {
+			pr.out.seenHead += 64 // what reserve read of the consumer's head
+		}
+		if err := tr.stall(pr, &w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 64*3; i++ {
+		step(true)
+	}
+	if n := seq.Load(); n != 0 {
+		t.Fatalf("a sender whose consumer drains woke its waiter %d times", n)
+	}
+	for i := 0; i < 64; i++ {
+		step(false)
+	}
+	step(false) // the 64th step since the consumer last moved
+	if n := seq.Load(); n != 1 {
+		t.Fatalf("a sender whose consumer stopped for 64 steps woke its waiter %d times, want 1", n)
+	}
+}
+
 // TestWaiterParks: an idle transport's waiter says it blocks, and a send
 // to a sleeping rank then wakes it.
 func TestWaiterParks(t *testing.T) {
