@@ -3,6 +3,7 @@ package mpi
 import (
 	"runtime"
 	"runtime/metrics"
+	"sync"
 	"testing"
 
 	"github.com/gompi/gompi/vtime"
@@ -73,4 +74,59 @@ func TestVirtualRankBytes(t *testing.T) {
 	if per > 3800 {
 		t.Errorf("%d virtual ranks: %.0f bytes of live heap per rank, want at most 3800", n, per)
 	}
+}
+
+// TestVirtualRankStackGrowsAtStart: a virtual rank's goroutine has the
+// 4 KiB stack its blocking calls need before the user's function runs
+// (growStack), so the stack does not grow, copying the whole chain of
+// frames, in the rank's first blocking call; and no larger, since every
+// rank pays it.
+func TestVirtualRankStackGrowsAtStart(t *testing.T) {
+	if raceSlowdown > 1 {
+		t.Skip("the race detector's build has a larger stack guard")
+	}
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10000
+	before := stackInUse()
+	v, err := NewVirtual(m, n, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started, release sync.WaitGroup
+	started.Add(n)
+	release.Add(1)
+	var during uint64
+	go func() {
+		started.Wait() // every rank is in the user's function, none in MPI
+		during = stackInUse()
+		release.Done()
+	}()
+	err = v.Run(func(c *Comm) error {
+		started.Done()
+		release.Wait()
+		return c.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := float64(int64(during)-int64(before)) / n
+	t.Logf("%d virtual ranks: %.0f bytes of stack per rank before their first call", n, per)
+	// Other tests' goroutines come and go meanwhile: the bounds tell 4
+	// KiB from 2 and 8.
+	if per < 3000 || per > 6000 {
+		t.Errorf("%d virtual ranks: %.0f bytes of stack per rank before their first call, want 4 KiB", n, per)
+	}
+}
+
+// stackInUse is the memory of the goroutines' stacks; the collection
+// first frees the stacks that goroutines which have ended left in the
+// runtime's caches.
+func stackInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.StackInuse
 }

@@ -284,6 +284,9 @@ func (w *world) run(fn func(c *Comm) error) error {
 		wg.Add(1)
 		go func(r *rank) {
 			defer wg.Done()
+			if r.virtual {
+				growStack()
+			}
 			r.main(fn)
 		}(r)
 	}
@@ -291,6 +294,22 @@ func (w *world) run(fn func(c *Comm) error) error {
 	close(stop)
 	return w.failure
 }
+
+// growStack grows its goroutine's stack from the runtime's 2 KiB to 4
+// KiB while the goroutine is two frames deep. A virtual rank waiting in
+// a blocking call is deeper than a 2 KiB stack allows (docs/model.md,
+// "What a virtual rank's bytes are"), so its stack grows anyway; growing
+// it there copies the whole chain of frames and looks up every frame's
+// pointers.
+//
+//go:noinline
+func growStack() {
+	var pad [1600]byte // with the runtime's guard, more than 2 KiB and less than 4
+	stackSink(&pad)
+}
+
+//go:noinline
+func stackSink(p *[1600]byte) { p[0] = 1 }
 
 // main is one rank's life: E_Start, the user's function, E_End.
 func (r *rank) main(fn func(c *Comm) error) {
