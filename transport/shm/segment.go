@@ -64,7 +64,7 @@ type segment struct {
 	// where there is none (a segment a test made alone) or once closed.
 	wakeFd int
 	// ownerFd is a pidfd of a peer segment's owner (watchOwner), -1 where
-	// the kernel gives none, for an own segment, or once closed.
+	// there is none (see watchOwner), for an own segment, or once closed.
 	ownerFd int
 }
 

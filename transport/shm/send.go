@@ -230,7 +230,7 @@ func (t *Transport) room(pr *peer, n int) ([]byte, error) {
 type stallWait struct {
 	spins, naps int
 	start       time.Time
-	head        uint64      // the consumer's head at the last drain request
+	head        uint64      // the consumer's head, as reserve last read it, at the last check
 	timer       *time.Timer // bounds each awaitRoom
 }
 
