@@ -26,38 +26,40 @@ const (
 type Request struct {
 	r    *rank
 	comm *Comm
-	kind reqKind
 	id   uint64
 	buf  []byte
 	ctx  uint32
 	peer int32 // world rank of the destination or source; AnySource; ProcNull
 	tag  int32
-	sync bool
+	done atomic.Bool
 
-	done     atomic.Bool
-	matched  bool    // receive: matched a REQ, DATA still to come
-	posted   bool    // receive: sits in the posted queue
-	deferred bool    // virtual mode: an AnySource receive or Probe whose match waits for virtual time (virtual_sensitive.go)
+	// The flags sit together: spread among the wider fields, each took
+	// a word of padding, and the request a larger size class.
+	kind     reqKind
+	sync     bool
+	matched  bool // receive: matched a REQ, DATA still to come
+	posted   bool // receive: sits in the posted queue
+	deferred bool // virtual mode: an AnySource receive or Probe whose match waits for virtual time (virtual_sensitive.go)
+	acked    bool // rendezvous send: its ACK has been dealt with, so its model completion time is known (vready, or the wait's end)
+	freed    bool // Free was called (persistent.go); reset keeps it
+	recAny   bool // an AnySource receive whose completion the record has not reported yet (recID)
+
 	waitMark uint64  // equals rank.waitEpoch while this request is being waited on
 	pickMark uint64  // equals rank.waitEpoch while a Waitany or Waitsome chooses among it and others (virtual_waitany.go)
 	vstart   float64 // virtual mode: the rank's virtual time when the receive was posted
 	vready   float64 // virtual mode: model time the operation completed if no wait saw it (a DR copy, a DATA or ACK dealt unrelated), for the wait (eventClock.Ready)
-	acked    bool    // rendezvous send: its ACK has been dealt with, so its model completion time is known (vready, or the wait's end)
 	status   Status
 	err      error
 	onDone   func(*Request) // run once on the owner goroutine when the wait observes completion
 
 	persist *persistentOp // a persistent request's arguments (persistent.go); reset keeps it
-	freed   bool          // Free was called (persistent.go); reset keeps it
 	parts   []*Request    // a composite's parts (isendrecv.go); only new requests get one
 	whole   *Request      // the composite this is a part of (isendrecv.go); only new requests get one
 
 	// The request's identity in its rank's record (record.go; 0: none),
-	// and whether it is an AnySource receive whose completion the record
-	// has not reported yet. Kept here rather than in maps of the recorder,
-	// which held every request of the run (and its buffer) until the end.
-	recID  int64
-	recAny bool
+	// kept here rather than in maps of the recorder, which held every
+	// request of the run (and its buffer) until the end.
+	recID int64
 }
 
 func (q *Request) complete() {
