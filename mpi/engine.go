@@ -24,14 +24,18 @@ const (
 // *Request is MPI_REQUEST_NULL: Wait and Test on it complete at once with an
 // empty status.
 type Request struct {
+	// What a wait and a match read first, in the first 32 bytes: a
+	// request is 224 bytes, and the heap's size classes hold it (alone
+	// or in a slice) 32-byte aligned, so these never straddle two cache
+	// lines.
+	done atomic.Bool
+	ctx  uint32
+	peer int32 // world rank of the destination or source; AnySource; ProcNull
+	tag  int32
 	r    *rank
 	comm *Comm
 	id   uint64
 	buf  []byte
-	ctx  uint32
-	peer int32 // world rank of the destination or source; AnySource; ProcNull
-	tag  int32
-	done atomic.Bool
 
 	// The flags sit together: spread among the wider fields, each took
 	// a word of padding, and the request a larger size class.
