@@ -231,10 +231,10 @@ func (s *segment) unmap() {
 // then polls: one system call where a kill and reading /proc/PID/stat
 // take several, and it goes on naming that process once its pid is
 // reused. Where the kernel has no pidfd (before Linux 5.3) or refuses
-// one, and on hosts of more than maxPipeProcs processes (a descriptor per
-// peer, as for the wake-up pipes), alive reads /proc.
+// one, and on hosts of more than maxPeerFdProcs processes, alive reads
+// /proc.
 func (s *segment) watchOwner() {
-	if pid := int(s.u32(offPid).Load()); pid > 0 && s.ownerFd < 0 && s.nlocal <= maxPipeProcs {
+	if pid := int(s.u32(offPid).Load()); pid > 0 && s.ownerFd < 0 && s.nlocal <= maxPeerFdProcs {
 		if fd, err := unix.PidfdOpen(pid, 0); err == nil { // close-on-exec
 			s.ownerFd = fd
 		}

@@ -813,7 +813,7 @@ func TestWaiterWaitsOnTheFutexWhenAllSleep(t *testing.T) {
 
 // TestMayWaitOnPipe: a waiter gets a pipe where its ranks have a core each
 // or its process is pinned, and not on a host of more processes than
-// maxPipeProcs, where every process would hold a descriptor of each
+// maxPeerFdProcs, where every process would hold a descriptor of each
 // other's pipe.
 func TestMayWaitOnPipe(t *testing.T) {
 	for _, c := range []struct {
@@ -825,9 +825,9 @@ func TestMayWaitOnPipe(t *testing.T) {
 		{time.Millisecond, false, 2, true},
 		{0, false, 2, false},
 		{0, true, 2, true},
-		{time.Millisecond, false, maxPipeProcs, true},
-		{time.Millisecond, false, maxPipeProcs + 1, false},
-		{0, true, maxPipeProcs + 1, false},
+		{time.Millisecond, false, maxPeerFdProcs, true},
+		{time.Millisecond, false, maxPeerFdProcs + 1, false},
+		{0, true, maxPeerFdProcs + 1, false},
 	} {
 		if got := mayWaitOnPipe(c.spin, c.pinned, c.nlocal); got != c.want {
 			t.Errorf("mayWaitOnPipe(%v, %v, %d) = %v, want %v", c.spin, c.pinned, c.nlocal, got, c.want)

@@ -80,11 +80,14 @@ import (
 // descriptor of every local peer's pipe, so hosts of thousands of
 // processes, all sleeping at once anyway, make none.
 func mayWaitOnPipe(spin time.Duration, pinned bool, nlocal int) bool {
-	return (spin > 0 || pinned) && nlocal <= maxPipeProcs
+	return (spin > 0 || pinned) && nlocal <= maxPeerFdProcs
 }
 
-// maxPipeProcs bounds the local processes whose waiters may wait on pipes.
-const maxPipeProcs = 1024
+// maxPeerFdProcs is the most local processes for which each process holds
+// descriptors per peer: the peers' wake-up pipes and their pidfds
+// (segment.watchOwner). Beyond it, waiters wait on the futex word and
+// senders check their peers through /proc.
+const maxPeerFdProcs = 1024
 
 // wakePath is the wake-up pipe of the segment at segPath.
 func wakePath(segPath string) string {
