@@ -129,12 +129,12 @@ func (r *inRing) nextInOrder() (typ byte, body []byte, recLen int, ok bool, err 
 	return 0, nil, 0, false, fmt.Errorf("shm: ring from process %d: a record follows fastbox cell %d, which is empty", r.from, r.cellPos)
 }
 
-// release gives the record nextInOrder returned back to the producer.
+// release takes the record nextInOrder returned: the producer may reuse
+// its room once publish says so.
 func (r *inRing) release(recLen int) {
 	if recLen > 0 {
-		r.consumed(recLen)
+		r.pos += uint64(recLen)
 		return
 	}
 	r.cellPos++
-	r.cells.head.Store(r.cellPos)
 }

@@ -92,6 +92,14 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 // the queue of its rank, held the process's processor until the runtime
 // preempted it, while the rank waited to run.
 func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
+	got = t.consumeRecords(r, all, mine)
+	t.showTaken(r)
+	return got
+}
+
+// consumeRecords is consume but for showing the producer what the last
+// records freed.
+func (t *Transport) consumeRecords(r *inRing, all bool, mine *transport.Inbox) (got bool) {
 	limit, freed := pollBatch, 0
 	took := false // a frame went straight into one of mine's posted receives
 	if all {
@@ -119,13 +127,13 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 		}
 		r.release(recLen)
 		freed += recLen
+		if r.pos-r.headShown >= uint64(min(showEvery, len(r.data)/4)) {
+			t.showTaken(r)
+		}
 		if all {
 			if h := testHookConsumed.Load(); h != nil {
 				(*h)()
 			}
-		}
-		if recLen > 0 && r.roomWait.Load() != 0 {
-			t.roomFreed(r)
 		}
 		if direct && to == mine && mine.Direct() {
 			took = true // taken straight into a posted receive: nothing was queued
@@ -138,6 +146,22 @@ func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got boo
 // taking a smaller frame into the queue at once costs less than the poll
 // that would take it later (docs/transports-shm.md, "Figures").
 const leaveMin = 1 << 10
+
+// showEvery is how many bytes of records a consumer takes before it shows
+// the producer the room they freed, if its batch goes on (a quarter of a
+// smaller ring): a producer that
+// runs ahead finds room in steps of this size rather than a record at a
+// time, each a transfer of the consumer's cache line.
+const showEvery = 1 << 10
+
+// showTaken shows the producer of ring r the records and cells taken and,
+// where that freed room while the producer waits for some, wakes it.
+// Store then load, as awaitRoom explains.
+func (t *Transport) showTaken(r *inRing) {
+	if r.publish() && r.roomWait.Load() != 0 {
+		t.roomFreed(r)
+	}
+}
 
 // testHookConsumed, when set (tests only), is called after consume
 // releases each record while it empties a ring (all).

@@ -141,6 +141,12 @@ type inRing struct {
 	// Fastbox cells taken, private to the lock holder (the cells' head
 	// tells the producer).
 	cellPos uint64
+	// The producer's tail when last read, and the head and cell head last
+	// stored: the consumer reads the producer's line only once it has
+	// taken every record it saw published, and stores its own only now
+	// and then (publish), so that a producer running ahead and a consumer
+	// catching up do not pass the two lines back and forth per record.
+	seenTail, headShown, cellsShown uint64
 	// A frame whose payload arrives in several records, being assembled.
 	partial *partialFrame
 	broken  error // set on a corrupt record: the ring is not read again
@@ -156,10 +162,12 @@ func (r *inRing) unlock()       { r.busy.Store(false) }
 // ring is empty. It never trusts the bytes: a record that does not fit what
 // the producer published is an error.
 func (r *inRing) next() (typ byte, body []byte, recLen int, cells uint32, ok bool, err error) {
-	tail := r.tail.Load()
-	if tail == r.pos {
-		return 0, nil, 0, 0, false, nil
+	if r.seenTail == r.pos {
+		if r.seenTail = r.tail.Load(); r.seenTail == r.pos {
+			return 0, nil, 0, 0, false, nil
+		}
 	}
+	tail := r.seenTail
 	avail := tail - r.pos
 	idx := r.pos & r.mask
 	size := uint64(len(r.data))
@@ -185,8 +193,17 @@ func (r *inRing) next() (typ byte, body []byte, recLen int, cells uint32, ok boo
 	return typ, r.data[idx+recHdr : idx+recHdr+blen], int(n), cells, true, nil
 }
 
-// consumed releases the record just read to the producer.
-func (r *inRing) consumed(n int) {
-	r.pos += uint64(n)
+// publish shows the producer the records and cells taken since it last
+// did and reports whether it freed room in the ring.
+func (r *inRing) publish() (freed bool) {
+	if r.cellPos != r.cellsShown {
+		r.cellsShown = r.cellPos
+		r.cells.head.Store(r.cellPos)
+	}
+	if r.pos == r.headShown {
+		return false
+	}
+	r.headShown = r.pos
 	r.head.Store(r.pos)
+	return true
 }

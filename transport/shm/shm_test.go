@@ -897,3 +897,50 @@ func TestConsumeAllEnds(t *testing.T) {
 		t.Error("consume took nothing")
 	}
 }
+
+// TestConsumerShowsRoomInSteps: a consumer taking a backlog of records
+// shows the producer the room they free a step of showEvery bytes at a
+// time, not after each record (each store of its head a transfer of its
+// cache line to a producer that runs ahead), and all of it when it stops.
+func TestConsumerShowsRoomInSteps(t *testing.T) {
+	const payload, n = 100, 300 // too big for a fastbox cell: every frame a record
+	g := openGroup(t, "showsteps", 1, 1)
+	tr := g.trs[1]
+	r := tr.in[0]
+	for !r.tryLock() { // keep the waiter out
+		runtime.Gosched()
+	}
+	for i := range n {
+		if err := g.trs[0].Send(dataFrame(0, 1, i, pattern(i, payload))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := uint64(alignUp(recHdr + transport.HeaderSize + payload))
+	stores, taken, maxLag := 0, 0, uint64(0)
+	last := r.head.Load()
+	hook := func() {
+		taken++
+		h := r.head.Load()
+		if h != last {
+			stores++
+			last = h
+		}
+		maxLag = max(maxLag, r.pos-h)
+	}
+	testHookConsumed.Store(&hook)
+	tr.consume(r, true, nil)
+	testHookConsumed.Store(nil)
+	r.unlock()
+	if taken != n {
+		t.Fatalf("consume took %d records, want %d", taken, n)
+	}
+	if h := r.head.Load(); h != r.pos {
+		t.Errorf("consume returned with its head at %d, %d bytes behind what it took", h, r.pos-h)
+	}
+	if want := int(uint64(n)*rec/showEvery) + 1; stores > want {
+		t.Errorf("the head moved %d times while %d records of %d bytes were taken, want at most %d", stores, n, rec, want)
+	}
+	if maxLag >= showEvery+rec {
+		t.Errorf("the head fell %d bytes behind what was taken, want under %d", maxLag, showEvery+rec)
+	}
+}
