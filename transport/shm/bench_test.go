@@ -3,6 +3,7 @@
 package shm
 
 import (
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -89,9 +90,11 @@ func BenchmarkPingPong(b *testing.B) {
 	}
 }
 
-// BenchmarkSendReceiveOneGoroutine is the CPU cost of the 8-byte path
-// alone: one goroutine sends a frame from one transport to another of the
-// same test process and receives it (Poll, the inbox, ReadPayload, Free),
+// BenchmarkSendReceiveOneGoroutine is the CPU cost of the small-message
+// path alone, 8 bytes (a fastbox cell) and 512 (a ring record, and a
+// payload buffer beside the frame): one goroutine sends a frame from one
+// transport to another of the same test process and receives it (Poll,
+// the inbox, ReadPayload, Free),
 // so that no cache line crosses cores and nobody waits. What it reports,
 // beside BenchmarkPingPong's one-way time, is how much of that time is
 // work done by the two ends rather than the wait for the line that holds
@@ -99,16 +102,22 @@ func BenchmarkPingPong(b *testing.B) {
 //
 //	go test -run '^$' -bench SendReceiveOneGoroutine ./transport/shm
 func BenchmarkSendReceiveOneGoroutine(b *testing.B) {
+	for _, n := range []int{8, 512} {
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) { benchSendReceiveOneGoroutine(b, n) })
+	}
+}
+
+func benchSendReceiveOneGoroutine(b *testing.B, n int) {
 	g := openGroup(b, "serial", 1, 1)
 	ib := g.inbox(1)
 	ib.AddPoller(g.trs[1])
-	buf := pattern(0, 8)
-	user := make([]byte, 8)
+	buf := pattern(0, n)
+	user := make([]byte, n)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		f := transport.NewFrame()
-		f.Header = transport.Header{Kind: transport.Data, Src: 0, Dst: 1, SendID: uint64(i), Size: 8}
+		f.Header = transport.Header{Kind: transport.Data, Src: 0, Dst: 1, SendID: uint64(i), Size: int64(n)}
 		f.CopyPayload(buf)
 		if err := g.trs[0].Send(f); err != nil {
 			b.Fatal(err)
