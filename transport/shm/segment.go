@@ -41,17 +41,21 @@ const (
 	offParked   = 192 // uint32, how the owner's waiter blocks (wake.go: parkedFutex, parkedPipe), 0 while it is awake; senders wake only then
 
 	pageSize = 4096
-	magic    = 0x346d7369706d6f67 // "gompism4" little-endian: the layout's version
+	magic    = 0x356d7369706d6f67 // "gompism5" little-endian: the layout's version
 
 	// Per ring: control words (head at 0 and the fastbox's head at
-	// ringCellHead, both the consumer's; tail at ringTail and the
-	// producer's room-wait flag at ringRoomWait, far enough apart that
-	// producer and consumer do not share a cache line or its prefetched
-	// neighbour), then the fastbox cells, then the data. Not a page each: a
-	// segment has a ring per local process, and a host as many segments.
+	// ringCellHead, both the consumer's; the producer's tail at ringTail,
+	// far enough from the consumer's that the two do not share a cache
+	// line or its prefetched neighbour; and the producer's room-wait flag
+	// at ringRoomWait, on a line of its own, since the producer writes it
+	// only when it waits and the consumer reads it each time it shows
+	// room: beside the tail, which the producer writes at every record,
+	// that read took the line from the producer's core), then the fastbox
+	// cells, then the data. Not a page each: a segment has a ring per
+	// local process, and a host as many segments.
 	ringCellHead = 8
 	ringTail     = 128
-	ringRoomWait = 136 // uint32, 1 while the producer waits for room (send.go awaitRoom)
+	ringRoomWait = 192 // uint32, 1 while the producer waits for room (send.go awaitRoom)
 	ringCtl      = 256
 )
 
@@ -381,9 +385,10 @@ func staleSegment(path string) bool {
 	return pid > 0 && unix.Kill(pid, 0) == unix.ESRCH
 }
 
-// oldMagics are the headers of earlier layouts ("gompism2", "gompism3"),
-// whose files RemoveStale recognises too (the pid sits at the same place).
-var oldMagics = []uint64{0x326d7369706d6f67, 0x336d7369706d6f67}
+// oldMagics are the headers of earlier layouts ("gompism2" to
+// "gompism4"), whose files RemoveStale recognises too (the pid sits at
+// the same place).
+var oldMagics = []uint64{0x326d7369706d6f67, 0x336d7369706d6f67, 0x346d7369706d6f67}
 
 // globEscape quotes the pattern characters a job id might contain.
 func globEscape(s string) string {

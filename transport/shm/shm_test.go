@@ -944,3 +944,27 @@ func TestConsumerShowsRoomInSteps(t *testing.T) {
 		t.Errorf("the head fell %d bytes behind what was taken, want under %d", maxLag, showEvery+rec)
 	}
 }
+
+// TestRingControlWordsApart: the consumer's words (head, cell head), the
+// producer's tail, which it writes at every record, and its room-wait flag,
+// which it writes only when it waits and the consumer reads whenever it
+// shows room, lie on three different cache lines, and the consumer's are
+// not in the tail's prefetched pair of lines, all within a ring's control
+// words. A flag beside the tail took the tail's line from the producer at
+// every read.
+func TestRingControlWordsApart(t *testing.T) {
+	const line = 64
+	consumer, tail, flag := 0/line, ringTail/line, ringRoomWait/line
+	if ringCellHead/line != consumer || ringCellHead+8 > line {
+		t.Errorf("the cell head at %d is not on the head's line", ringCellHead)
+	}
+	if consumer == tail || tail == flag || flag == consumer {
+		t.Errorf("head, tail and room-wait flag on lines %d, %d and %d: want three lines", consumer, tail, flag)
+	}
+	if consumer/2 == tail/2 {
+		t.Errorf("head and tail in the same pair of lines (%d, %d)", consumer, tail)
+	}
+	if ringRoomWait+4 > ringCtl || ringTail+8 > ringCtl {
+		t.Errorf("control words beyond the %d control bytes", ringCtl)
+	}
+}
