@@ -90,7 +90,9 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 // are read in order), and a producer that keeps publishing cannot keep it
 // for ever: the waiter, emptying the ring of a sender that ran ahead into
 // the queue of its rank, held the process's processor until the runtime
-// preempted it, while the rank waited to run.
+// preempted it, while the rank waited to run. It shows the producer the
+// room it frees a step at a time and all of it before it returns
+// (showTaken).
 func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
 	got = t.consumeRecords(r, all, mine)
 	t.showTaken(r)
@@ -149,9 +151,9 @@ const leaveMin = 1 << 10
 
 // showEvery is how many bytes of records a consumer takes before it shows
 // the producer the room they freed, if its batch goes on (a quarter of a
-// smaller ring): a producer that
-// runs ahead finds room in steps of this size rather than a record at a
-// time, each a transfer of the consumer's cache line.
+// smaller ring): a producer that runs ahead finds room in steps of this
+// size rather than a record at a time, each a transfer of the consumer's
+// cache line.
 const showEvery = 1 << 10
 
 // showTaken shows the producer of ring r the records and cells taken and,
