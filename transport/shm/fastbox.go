@@ -3,6 +3,7 @@
 package shm
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"unsafe"
@@ -17,7 +18,13 @@ import (
 // lines written by the producer one after the other (docs/transports-shm.md,
 // "Small messages", has what that costs).
 //
-// Cell layout: a 4-byte stamp, the frame header, the payload. The producer
+// Cell layout: a 4-byte stamp, the frame header, the payload. An eager
+// DATA of real mode, whose header has neither a receive id nor an arrival
+// time, gets a short header instead (shortHeader bytes: kind with
+// shortKind set, flags, payload length, a zero, context, source,
+// destination, tag, send id), so that the stamp, the header and 32
+// payload bytes share the cell's first line, and up to 96 bytes fit a
+// cell. The producer
 // fills cell n%cells with its n-th small frame and stores the stamp n+1
 // last; the consumer takes cell n%cells once its stamp reads n+1. A stamp
 // is never cleared: the one a cell holds until it is refilled, n+1-cells,
@@ -35,6 +42,9 @@ const (
 	cellSize    = 128
 	cellStamp   = 4
 	cellPayload = cellSize - cellStamp - transport.HeaderSize // 72 bytes
+	shortHeader = 28
+	shortKind   = 0x80                               // in a short header's kind byte
+	shortMax    = cellSize - cellStamp - shortHeader // 96 payload bytes
 	maxCells    = 8
 	// recCells is where a record header holds the cells published before
 	// the record (the low 32 bits).
@@ -66,7 +76,8 @@ func stampOf(cell []byte) *atomic.Uint32 { return (*atomic.Uint32)(unsafe.Pointe
 // putCell writes f into the next cell if f fits one, the ring is empty and
 // a cell is free, and reports whether it did. The caller holds r.mu.
 func (r *outRing) putCell(f *transport.Frame) bool {
-	if len(f.Payload) > cellPayload {
+	short := shortFits(f)
+	if !short && len(f.Payload) > cellPayload {
 		return false
 	}
 	if r.pos != r.seenHead {
@@ -80,11 +91,65 @@ func (r *outRing) putCell(f *transport.Frame) bool {
 		}
 	}
 	c := r.cells.cell(r.cellNext)
-	transport.EncodeHeader(c[cellStamp:], &f.Header)
-	copy(c[cellStamp+transport.HeaderSize:], f.Payload)
+	if short {
+		putShortHeader(c[cellStamp:], f)
+		copy(c[cellStamp+shortHeader:], f.Payload)
+	} else {
+		transport.EncodeHeader(c[cellStamp:], &f.Header)
+		copy(c[cellStamp+transport.HeaderSize:], f.Payload)
+	}
 	r.cellNext++
 	stampOf(c).Store(uint32(r.cellNext))
 	return true
+}
+
+// shortFits reports whether f goes into a cell with a short header: an
+// eager DATA whose header says nothing a short one drops.
+func shortFits(f *transport.Frame) bool {
+	return f.Kind == transport.Data && f.Flags == 0 && f.RecvID == 0 && f.Arrival == 0 &&
+		f.Size == int64(len(f.Payload)) && len(f.Payload) <= shortMax
+}
+
+func putShortHeader(b []byte, f *transport.Frame) {
+	_ = b[shortHeader-1]
+	le := binary.LittleEndian
+	b[0] = byte(f.Kind) | shortKind
+	b[1] = f.Flags
+	b[2] = byte(len(f.Payload))
+	b[3] = 0
+	le.PutUint32(b[4:], f.Context)
+	le.PutUint32(b[8:], uint32(f.Src))
+	le.PutUint32(b[12:], uint32(f.Dst))
+	le.PutUint32(b[16:], uint32(f.Tag))
+	le.PutUint64(b[20:], f.SendID)
+}
+
+// decodeShortHeader decodes a cell's short header into h and returns the
+// payload after it. It never trusts the bytes.
+func decodeShortHeader(b []byte, h *transport.Header) ([]byte, error) {
+	if len(b) < shortHeader {
+		return nil, transport.ErrShortHeader
+	}
+	le := binary.LittleEndian
+	*h = transport.Header{
+		Kind:    transport.Kind(b[0] &^ shortKind),
+		Flags:   b[1],
+		Context: le.Uint32(b[4:]),
+		Src:     int32(le.Uint32(b[8:])),
+		Dst:     int32(le.Uint32(b[12:])),
+		Tag:     int32(le.Uint32(b[16:])),
+		SendID:  le.Uint64(b[20:]),
+		Size:    int64(b[2]),
+	}
+	switch {
+	case h.Kind != transport.Data || h.Flags != 0 || b[3] != 0:
+		return nil, fmt.Errorf("bad short header (kind %d, flags %d)", b[0], b[1])
+	case h.Src < 0 || h.Dst < 0:
+		return nil, fmt.Errorf("negative rank in short header (%d -> %d)", h.Src, h.Dst)
+	case len(b) != shortHeader+int(h.Size):
+		return nil, fmt.Errorf("short header for %d payload bytes, %d there", h.Size, len(b)-shortHeader)
+	}
+	return b[shortHeader:], nil
 }
 
 // nextCell returns the body (frame header and payload) of the next filled
@@ -96,6 +161,12 @@ func (r *inRing) nextCell() ([]byte, error) {
 		return nil, nil
 	}
 	body := c[cellStamp:]
+	if body[0]&shortKind != 0 {
+		if plen := int(body[2]); plen <= shortMax {
+			return body[:shortHeader+plen], nil
+		}
+		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes in a fastbox cell", r.from, body[2])
+	}
 	plen := transport.EncodedPayloadLen(body)
 	if plen < 0 || plen > cellPayload {
 		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes in a fastbox cell", r.from, plen)
@@ -115,7 +186,7 @@ func (r *inRing) cellReady() bool {
 // when there is none.
 func (r *inRing) nextInOrder() (typ byte, body []byte, recLen int, ok bool, err error) {
 	if body, err = r.nextCell(); body != nil || err != nil {
-		return recFrame, body, 0, body != nil, err
+		return recCell, body, 0, body != nil, err
 	}
 	typ, body, recLen, cells, ok, err := r.next()
 	if !ok || err != nil || int32(cells-uint32(r.cellPos)) <= 0 {
@@ -124,7 +195,7 @@ func (r *inRing) nextInOrder() (typ byte, body []byte, recLen int, ok bool, err 
 	// The record follows cells we have not taken. They were filled
 	// before the record's tail was published, so they are visible now.
 	if body, err = r.nextCell(); body != nil || err != nil {
-		return recFrame, body, 0, body != nil, err
+		return recCell, body, 0, body != nil, err
 	}
 	return 0, nil, 0, false, fmt.Errorf("shm: ring from process %d: a record follows fastbox cell %d, which is empty", r.from, r.cellPos)
 }

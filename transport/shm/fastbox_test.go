@@ -16,7 +16,7 @@ import (
 // never, or now and then, and at the default and the smallest ring size
 // (one cell).
 func TestFastboxKeepsSendOrder(t *testing.T) {
-	sizes := []int{0, 8, cellPayload, cellPayload + 1, 1000, 8, 0, 70000, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	sizes := []int{0, 8, cellPayload, cellPayload + 1, shortMax, shortMax + 1, 1000, 8, 0, 70000, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	for _, ring := range []string{"", "1024"} {
 		for _, every := range []int{1, 3, 0} {
 			if ring != "" {
@@ -123,6 +123,18 @@ func TestCorruptFastbox(t *testing.T) {
 			c[cellStamp] = 99
 			stampOf(c).Store(1)
 		},
+		"short size": func(r *inRing) {
+			c := r.cells.cell(0)
+			putShortHeader(c[cellStamp:], dataFrame(0, 1, 0, nil))
+			c[cellStamp+2] = shortMax + 1
+			stampOf(c).Store(1)
+		},
+		"short kind": func(r *inRing) {
+			c := r.cells.cell(0)
+			putShortHeader(c[cellStamp:], dataFrame(0, 1, 0, nil))
+			c[cellStamp] = byte(transport.Req) | shortKind
+			stampOf(c).Store(1)
+		},
 		"missing": func(r *inRing) {
 			b := misrouted()
 			transport.EncodeHeader(b[recHdr:], &transport.Header{Kind: transport.Req, Dst: 1})
@@ -143,5 +155,59 @@ func TestCorruptFastbox(t *testing.T) {
 			}
 			t.Log(g.trs[1].Err())
 		})
+	}
+}
+
+// TestFastboxShortHeader: an eager DATA of real mode goes into a cell with
+// a short header, up to shortMax payload bytes, and arrives with every
+// header field it was sent with; a frame whose header has a receive id or
+// an arrival time (a virtual run's) keeps the whole header, and a payload
+// over shortMax goes through the ring.
+func TestFastboxShortHeader(t *testing.T) {
+	g := openGroup(t, "fbox-short", 1, 1)
+	out, pr := g.trs[0], g.peerOf(t, 0, 1)
+	r := g.trs[1].in[0]
+	virtual := func(f *transport.Frame) *transport.Frame { f.Arrival = 1.5e-6; return f }
+	withRecvID := func(f *transport.Frame) *transport.Frame { f.RecvID = 7; return f }
+	same := func(f *transport.Frame) *transport.Frame { return f }
+	for i, c := range []struct {
+		n     int
+		edit  func(*transport.Frame) *transport.Frame
+		short bool // sent in a cell with a short header
+		cell  bool // sent in a cell
+	}{
+		{0, same, true, true},
+		{8, same, true, true},
+		{32, same, true, true},
+		{shortMax, same, true, true},
+		{8, virtual, false, true},
+		{8, withRecvID, false, true},
+		{shortMax + 1, same, false, false},
+	} {
+		f := c.edit(dataFrame(0, 1, i, pattern(i, c.n)))
+		f.Context, f.Tag = 3, -2 // any tag, MPI_ANY_TAG's among them, travels
+		want := f.Header
+		before := pr.out.cellNext
+		if err := out.Send(f); err != nil {
+			t.Fatal(err)
+		}
+		if cell := pr.out.cellNext != before; cell != c.cell {
+			t.Fatalf("frame %d (%d bytes): in a cell %v, want %v", i, c.n, cell, c.cell)
+		}
+		if c.cell {
+			if short := r.cells.cell(before)[cellStamp]&shortKind != 0; short != c.short {
+				t.Fatalf("frame %d (%d bytes): short header %v, want %v", i, c.n, short, c.short)
+			}
+		}
+		got := recvFrame(g.inbox(1), 5*time.Second)
+		if got == nil {
+			t.Fatalf("frame %d never arrived", i)
+		}
+		if got.Header != want {
+			t.Fatalf("frame %d arrived as %+v, want %+v", i, got.Header, want)
+		}
+		if err := checkFrame(got, 0, i, c.n); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

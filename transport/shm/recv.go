@@ -188,11 +188,11 @@ func (t *Transport) handle(r *inRing, typ byte, body []byte, mine *transport.Inb
 	switch typ {
 	case recPad:
 		return nil, nil
-	case recFrame:
+	case recFrame, recCell:
 		if mine != nil && mine.Direct() {
-			return t.handleFrameDirect(r, body, mine, leave)
+			return t.handleFrameDirect(r, typ, body, mine, leave)
 		}
-		return t.handleFrame(r, body)
+		return t.handleFrame(r, typ, body)
 	case recChunk:
 		p := r.partial
 		if p == nil {
@@ -246,25 +246,48 @@ func (t *Transport) handleDone(r *inRing, body []byte) error {
 // frameHeader decodes the frame header at the start of body into h and
 // finds the inbox it is for.
 func (t *Transport) frameHeader(r *inRing, body []byte, h *transport.Header) (*transport.Inbox, error) {
-	if r.partial != nil {
-		return nil, fmt.Errorf("shm: ring from process %d: new frame before the last one's payload ended", r.from)
-	}
 	if err := h.Decode(body); err != nil {
 		return nil, fmt.Errorf("shm: ring from process %d: %w", r.from, err)
+	}
+	return t.frameHeaderless(r, h)
+}
+
+// frameOrCell decodes the header at the start of a frame record's or a
+// fastbox cell's body (typ recFrame or recCell) into h and returns the
+// inbox it is for and the payload bytes after it.
+func (t *Transport) frameOrCell(r *inRing, typ byte, body []byte, h *transport.Header) (*transport.Inbox, []byte, error) {
+	if typ == recCell && body[0]&shortKind != 0 {
+		data, err := decodeShortHeader(body, h)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shm: ring from process %d: %w", r.from, err)
+		}
+		ib, err := t.frameHeaderless(r, h)
+		return ib, data, err
+	}
+	ib, err := t.frameHeader(r, body, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ib, body[transport.HeaderSize:], nil
+}
+
+// frameHeaderless is frameHeader for a header decoded already.
+func (t *Transport) frameHeaderless(r *inRing, h *transport.Header) (*transport.Inbox, error) {
+	if r.partial != nil {
+		return nil, fmt.Errorf("shm: ring from process %d: new frame before the last one's payload ended", r.from)
 	}
 	return t.inboxOf(h.Dst)
 }
 
 // handleFrame decodes the frame's header straight into the frame it
 // delivers (see Header.Decode for why not through a copy).
-func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error) {
+func (t *Transport) handleFrame(r *inRing, typ byte, body []byte) (*transport.Inbox, error) {
 	f := transport.NewFrame()
-	ib, err := t.frameHeader(r, body, &f.Header)
+	ib, data, err := t.frameOrCell(r, typ, body, &f.Header)
 	if err != nil {
 		f.Free()
 		return nil, err
 	}
-	data := body[transport.HeaderSize:]
 	plen := f.PayloadLen()
 	if int64(len(data)) > plen || plen > maxFrame {
 		f.Free()
@@ -289,13 +312,12 @@ func (t *Transport) handleFrame(r *inRing, body []byte) (*transport.Inbox, error
 // (transport.Inbox.OfferDirect): a small message matching a posted
 // receive is copied from the ring into the receive buffer, with no frame
 // allocated, queued and freed.
-func (t *Transport) handleFrameDirect(r *inRing, body []byte, mine *transport.Inbox, leave bool) (*transport.Inbox, error) {
+func (t *Transport) handleFrameDirect(r *inRing, typ byte, body []byte, mine *transport.Inbox, leave bool) (*transport.Inbox, error) {
 	h := &r.offered // a local would escape to the heap through the offer
-	ib, err := t.frameHeader(r, body, h)
+	ib, data, err := t.frameOrCell(r, typ, body, h)
 	if err != nil {
 		return nil, err
 	}
-	data := body[transport.HeaderSize:]
 	if ib == mine && int64(len(data)) == h.PayloadLen() {
 		if mine.OfferDirect(h, data) {
 			return mine, nil
@@ -304,7 +326,7 @@ func (t *Transport) handleFrameDirect(r *inRing, body []byte, mine *transport.In
 			return nil, errLeft
 		}
 	}
-	return t.handleFrame(r, body)
+	return t.handleFrame(r, typ, body)
 }
 
 // errLeft says a frame was left in its ring (handleFrameDirect).

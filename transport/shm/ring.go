@@ -44,6 +44,9 @@ const (
 	recSplit     = 8
 	recSplitDone = 9
 	recLast      = recSplitDone
+	// A frame taken from a fastbox cell (nextInOrder), never a ring
+	// record: its header may be a cell's short one (fastbox.go).
+	recCell = recLast + 1
 
 	minRing = 1 << 10 // a quarter holds a record of a frame header and 188 payload bytes
 	maxRing = 1 << 30

@@ -41,7 +41,7 @@ const (
 	offParked   = 192 // uint32, how the owner's waiter blocks (wake.go: parkedFutex, parkedPipe), 0 while it is awake; senders wake only then
 
 	pageSize = 4096
-	magic    = 0x356d7369706d6f67 // "gompism5" little-endian: the layout's version
+	magic    = 0x366d7369706d6f67 // "gompism6" little-endian: the layout's version
 
 	// Per ring: control words (head at 0 and the fastbox's head at
 	// ringCellHead, both the consumer's; the producer's tail at ringTail,
@@ -386,9 +386,9 @@ func staleSegment(path string) bool {
 }
 
 // oldMagics are the headers of earlier layouts ("gompism2" to
-// "gompism4"), whose files RemoveStale recognises too (the pid sits at
+// "gompism5"), whose files RemoveStale recognises too (the pid sits at
 // the same place).
-var oldMagics = []uint64{0x326d7369706d6f67, 0x336d7369706d6f67, 0x346d7369706d6f67}
+var oldMagics = []uint64{0x326d7369706d6f67, 0x336d7369706d6f67, 0x346d7369706d6f67, 0x356d7369706d6f67}
 
 // globEscape quotes the pattern characters a job id might contain.
 func globEscape(s string) string {
