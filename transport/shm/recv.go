@@ -249,7 +249,7 @@ func (t *Transport) frameHeader(r *inRing, body []byte, h *transport.Header) (*t
 	if err := h.Decode(body); err != nil {
 		return nil, fmt.Errorf("shm: ring from process %d: %w", r.from, err)
 	}
-	return t.frameHeaderless(r, h)
+	return t.frameInbox(r, h)
 }
 
 // frameOrCell decodes the header at the start of a frame record's or a
@@ -261,7 +261,7 @@ func (t *Transport) frameOrCell(r *inRing, typ byte, body []byte, h *transport.H
 		if err != nil {
 			return nil, nil, fmt.Errorf("shm: ring from process %d: %w", r.from, err)
 		}
-		ib, err := t.frameHeaderless(r, h)
+		ib, err := t.frameInbox(r, h)
 		return ib, data, err
 	}
 	ib, err := t.frameHeader(r, body, h)
@@ -271,8 +271,9 @@ func (t *Transport) frameOrCell(r *inRing, typ byte, body []byte, h *transport.H
 	return ib, body[transport.HeaderSize:], nil
 }
 
-// frameHeaderless is frameHeader for a header decoded already.
-func (t *Transport) frameHeaderless(r *inRing, h *transport.Header) (*transport.Inbox, error) {
+// frameInbox finds the inbox a frame whose header h is decoded is for; a
+// new frame may not start while the last one's payload is incomplete.
+func (t *Transport) frameInbox(r *inRing, h *transport.Header) (*transport.Inbox, error) {
 	if r.partial != nil {
 		return nil, fmt.Errorf("shm: ring from process %d: new frame before the last one's payload ended", r.from)
 	}
