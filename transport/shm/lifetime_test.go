@@ -115,6 +115,36 @@ func TestJoinUnlinks(t *testing.T) {
 	}
 }
 
+// TestJoinAPeerThatClosed: a process joins the segment of a peer that
+// has closed already and removed its wake-up pipe (a peer whose rank
+// failed at once): the join succeeds, so that the job reports the peer's
+// failure rather than this process's "no such file" (seen as a flaky
+// failure of npb-go's TestBadInput in CI).
+func TestJoinAPeerThatClosed(t *testing.T) {
+	dir := t.TempDir()
+	procs := blocks(1, 1)
+	var trs []*Transport
+	for i := range 2 {
+		tr, err := Open(Config{JobID: "joinclosed", Dir: dir, LocalProc: i, Procs: procs, Inboxes: []*transport.Inbox{transport.NewInbox()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		trs = append(trs, tr)
+	}
+	if trs[1].wakeIn == nil {
+		t.Skip("no wake-up pipe here (more ranks than cores): nothing to lose")
+	}
+	// Close removes the pipe before the segment: the window in which the
+	// peer's segment is still there and its pipe is not.
+	if err := os.Remove(wakePath(trs[1].own.path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := trs[0].Join([]bool{true, true}); err != nil {
+		t.Fatalf("joining a peer whose wake-up pipe is gone: %v", err)
+	}
+}
+
 // TestRemoveStale removes the segments of dead processes and of creators
 // that died before writing a header, with their wake-up pipes, and the
 // old pipes of creators that died before making their segment, and

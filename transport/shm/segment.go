@@ -203,8 +203,17 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 		err = fmt.Errorf("shm: segment %s has %d bytes, its header implies %d", path, st.Size, segmentSize(s.nlocal, s.ringSize))
 	}
 	if err == nil && s.u32(offWakePipe).Load() != 0 {
-		// The owner made its pipe before it published the header.
+		// The owner made its pipe before it published the header. A pipe
+		// gone, or left without its reader, means the owner closed (no
+		// one else removes it before every process has mapped the
+		// segment): attach without it. A peer that failed at once is
+		// then reported as itself, by gompirun, instead of as this
+		// process's failure to join; sends to it end on its closed flag
+		// or its death.
 		s.wakeFd, err = openWakePipe(wakePath(path))
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENXIO) {
+			s.wakeFd, err = -1, nil
+		}
 	}
 	if err != nil {
 		unix.Munmap(mem)
