@@ -161,17 +161,14 @@ func (r *inRing) nextCell() ([]byte, error) {
 		return nil, nil
 	}
 	body := c[cellStamp:]
+	hdr, plen, most := transport.HeaderSize, transport.EncodedPayloadLen(body), int64(cellPayload)
 	if body[0]&shortKind != 0 {
-		if plen := int(body[2]); plen <= shortMax {
-			return body[:shortHeader+plen], nil
-		}
-		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes in a fastbox cell", r.from, body[2])
+		hdr, plen, most = shortHeader, int64(body[2]), shortMax
 	}
-	plen := transport.EncodedPayloadLen(body)
-	if plen < 0 || plen > cellPayload {
+	if plen < 0 || plen > most {
 		return nil, fmt.Errorf("shm: ring from process %d: %d payload bytes in a fastbox cell", r.from, plen)
 	}
-	return body[:transport.HeaderSize+int(plen)], nil
+	return body[:hdr+int(plen)], nil
 }
 
 // cellReady reports, without the ring's lock, whether the next cell looks
