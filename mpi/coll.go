@@ -258,6 +258,13 @@ func (c *Comm) Barrier() error {
 	}
 	c.enter(callBarrier, 0, 0)
 	defer c.leave()
+	if g := c.bulkGateFor(); g != nil {
+		c.r.clock.EnterEngine() // for the message path too, if it falls back (coll_bulk.go)
+		defer c.r.clock.LeaveEngine()
+		if c.bulkBarrier(g) {
+			return nil
+		}
+	}
 	n, me := c.Size(), c.rank
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {

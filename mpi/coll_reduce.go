@@ -321,6 +321,13 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 		}
 	}
 	c.traceAlgo(a, len(data))
+	if g := c.bulkGateFor(); g != nil && a == algoRecDbl {
+		c.r.clock.EnterEngine() // for the message path too, if it falls back (coll_bulk.go)
+		defer c.r.clock.LeaveEngine()
+		if c.bulkAllreduce(g, out, rd) {
+			return nil
+		}
+	}
 	switch a {
 	case algoRing:
 		return c.allreduceRing(out, rd)

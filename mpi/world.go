@@ -68,6 +68,9 @@ type config struct {
 	// recordDir: the ranks with a virtual clock record their calls there
 	// (record.go); "" when not recording.
 	recordDir string
+	// messageColls: virtual collectives always run by messages, never at
+	// the bulk gate (coll_bulk.go); tests compare the two.
+	messageColls bool
 }
 
 // WithEagerLimit sets the eager limit in bytes, for every destination
@@ -128,6 +131,7 @@ type world struct {
 	// message still to come arrives before it (forgetSettled).
 	settledAt atomic.Uint64
 	agent     *quiesceAgent // virtual mode over several processes: job-wide stall detection; nil otherwise
+	bulk      *bulkGate     // virtual mode: where collectives computed without messages meet (coll_bulk.go); nil otherwise
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -167,6 +171,7 @@ type rank struct {
 	nextID      uint64
 	waitEpoch   uint64
 	anyCursor   int
+	bulkSeq     uint64 // collectives on COMM_WORLD that went to the bulk gate (coll_bulk.go)
 
 	blockReq *Request     // reused by blocking Send and Recv, which finish with it before returning; nil until the first (blockRequest)
 	spare    *collSpare   // reused by blocking collectives (coll.go); nil until the first needs it
@@ -194,6 +199,9 @@ type rankStats struct {
 
 func newWorld(size, base, nlocal int, cfg *config) *world {
 	w := &world{size: size, base: base, start: time.Now(), eagerNet: cfg.eagerNet}
+	if cfg.clocks != nil && !cfg.messageColls {
+		w.bulk = new(bulkGate)
+	}
 	group := worldGroup(size) // immutable: the ranks share it
 	w.ranks = make([]*rank, nlocal)
 	inboxes := make([]*transport.Inbox, nlocal)
@@ -456,6 +464,9 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 // It fills naps (one per rank) with the naps they are in (finished ranks
 // count as 0).
 func (w *world) allAsleep(naps []uint64) (ok bool) {
+	if w.bulk.computing() {
+		return false // a rank computes a collective for the others (coll_bulk.go)
+	}
 	n := 0
 	for i, r := range w.ranks {
 		if r.finished.Load() {

@@ -1,0 +1,394 @@
+package mpi
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// Collectives computed without their messages (virtual mode).
+//
+// A collective's messages in a virtual run cost the host far more than the
+// model's arithmetic: each wakes its receiver's goroutine and touches some
+// fifty cache lines of request, inbox, frame and stack (docs/model.md,
+// "What grows with P"), so at a million ranks the run is bound by memory,
+// not by the model. When every rank of the job is a goroutine of this
+// process, a collective on COMM_WORLD needs none of that: its ranks meet at
+// a gate, and the last to arrive runs every rank's part of the algorithm
+// on their clocks, round by round, calling the same event points with the
+// same arguments in the same order as the message path would (the order
+// in which each message reaches the host after its receive is posted and
+// is dealt with in the waiting phase, which Algorithm 3 and the DR rule
+// make equal to every other host order). The prediction is the same to
+// the last bit, and each rank parks once per collective instead of once
+// per round.
+//
+// The path is taken only where it cannot differ: a rank arriving with
+// anything the message path's waits would touch (a frame in its inbox,
+// early messages, nonblocking collectives or context agreements in
+// progress, undecided receives or probes), or with a timeline or a record
+// being written, makes the whole collective fall back to its messages. So
+// does a frame reaching a rank that waits at the gate. Nothing has been
+// sent or charged when the fallback is decided, so the message path then
+// runs as if the gate had not been there.
+
+// bulkGate is where the ranks of a one-process virtual world meet for a
+// collective on COMM_WORLD. Consecutive collectives alternate between two
+// slots: a rank can only arrive at collective k+2 once every rank has
+// arrived at k+1, so by then no rank still reads slot k's state, and the
+// last rank to arrive at k+1 resets it.
+type bulkGate struct {
+	slots [2]bulkSlot
+	// The last rank's scratch while it computes (one collective at a
+	// time: it computes only once every rank has arrived): per world
+	// rank, the arrival time of its message in the current round and its
+	// receive's posting time.
+	arrival, posted []float64
+	// Each rank's arguments to the collective being gathered, at its
+	// world rank (allocated at the first that needs them).
+	argsOnce sync.Once
+	accs     [][]byte
+	rds      []reduction
+	// tmp holds copies of two ranks' partial results in a round.
+	tmp [2][]byte
+	// hdr is the header the event points read: a local would move to
+	// the heap (the clock is an interface), an allocation per message.
+	hdr transport.Header
+}
+
+type bulkSlot struct {
+	arrived atomic.Int64
+	state   atomic.Int32
+	_       [64 - 12]byte // the two slots' counters on lines of their own
+}
+
+// A slot's states.
+const (
+	gateOpen      int32 = iota // ranks are arriving
+	gateComputing              // the last rank computes every rank's part
+	gateDone                   // computed: the ranks leave
+	gateFallback               // the collective runs by messages
+)
+
+// testHookBulkComputed, when set (tests only), is called each time the
+// gate has computed a collective, with its number (the first a world's
+// ranks bring to the gate is 1).
+var testHookBulkComputed func(seq uint64)
+
+// bulkGateFor returns the gate a collective on c may use, or nil. The
+// answer depends only on the world and the communicator, so every rank of
+// c gets the same.
+func (c *Comm) bulkGateFor() *bulkGate {
+	w := c.r.w
+	if w.bulk == nil || !c.world || !w.local || w.base != 0 || len(w.ranks) != w.size || w.size < 2 ||
+		c.r.nbc.cur != nil || testHookCollStep != nil {
+		return nil
+	}
+	return w.bulk
+}
+
+// bulkReady reports whether nothing the message path's waits would act on
+// is pending at the rank, so that computing its part of a collective
+// without them changes nothing.
+func (r *rank) bulkReady() bool {
+	return r.virtual && r.trace == nil && r.rec == nil && len(r.early) == 0 && len(r.nbc.active) == 0 &&
+		r.nbc.agreeing == 0 && r.deferrals == 0 && r.probe == nil && r.pick == nil && !r.polling &&
+		r.inbox.Empty()
+}
+
+// meet brings rank r to the gate for its next collective on COMM_WORLD;
+// ready says whether r's part may be computed there (bulkReady and what
+// the collective itself needs). The last rank to arrive asks check whether
+// the ranks' arguments agree, then runs compute (every rank's part); any
+// rank not ready, or check's refusal, makes the collective fall back. It
+// reports whether the collective was computed; false means the caller runs
+// the message path. The caller has r's clock inside the engine (EnterEngine)
+// for the whole collective, the message path too if it falls back, so that
+// both charge the same: nothing of the host's work between the
+// collective's steps, which on the target is the MPI library's, not the
+// program's.
+//
+// Only for collectives in which no rank can finish before every rank has
+// started (Barrier, Allreduce): a rank that falls back may otherwise reach
+// its next collective before the last rank has arrived at this one and
+// reset the slot that one will use.
+func (g *bulkGate) meet(r *rank, ready bool, check func() bool, compute func()) bool {
+	s := &g.slots[r.bulkSeq&1]
+	other := &g.slots[(r.bulkSeq+1)&1]
+	r.bulkSeq++
+	if !ready || !r.bulkReady() {
+		g.fallBack(r.w, s)
+	}
+	if s.arrived.Add(1) == int64(r.w.size) {
+		// Every rank has left the collective before this one.
+		other.arrived.Store(0)
+		other.state.Store(gateOpen)
+		if check != nil && s.state.Load() == gateOpen && !check() {
+			g.fallBack(r.w, s)
+		}
+		if !s.state.CompareAndSwap(gateOpen, gateComputing) {
+			return false
+		}
+		compute()
+		if h := testHookBulkComputed; h != nil {
+			h(r.bulkSeq)
+		}
+		s.state.Store(gateDone)
+		for _, o := range r.w.ranks {
+			if o != r {
+				o.inbox.Kick()
+			}
+		}
+		return true
+	}
+	for {
+		switch st := s.state.Load(); {
+		case st == gateDone:
+			return true
+		case st == gateFallback:
+			return false
+		case r.w.aborted.Load():
+			r.checkAbort()
+		case st == gateOpen && !r.inbox.Empty():
+			g.fallBack(r.w, s) // a frame the message path would deal with
+			continue
+		case st == gateComputing && !r.inbox.Empty():
+			runtime.Gosched() // Park would return at once for the frame
+			continue
+		}
+		r.blockedIn.Store(r.call.packed()) // asleep in a call, for the deadlock and stall detection
+		r.inbox.Park(func() bool {
+			st := s.state.Load()
+			return st == gateDone || st == gateFallback || r.w.aborted.Load()
+		})
+		r.blockedIn.Store(0)
+	}
+}
+
+// computing reports whether a rank is computing a collective at the gate
+// (false for a nil gate): the ranks waiting there are not deadlocked.
+func (g *bulkGate) computing() bool {
+	return g != nil && (g.slots[0].state.Load() == gateComputing || g.slots[1].state.Load() == gateComputing)
+}
+
+// fallBack makes the collective of slot s run by messages, unless its
+// computation has begun, and wakes the ranks waiting at the gate.
+func (g *bulkGate) fallBack(w *world, s *bulkSlot) {
+	if s.state.CompareAndSwap(gateOpen, gateFallback) {
+		for _, o := range w.ranks {
+			o.inbox.Kick()
+		}
+	}
+}
+
+// scratch returns the gate's two per-rank arrays, sized for the world.
+func (g *bulkGate) scratch(n int) (arrival, posted []float64) {
+	if len(g.arrival) < n {
+		g.arrival, g.posted = make([]float64, n), make([]float64, n)
+	}
+	return g.arrival[:n], g.posted[:n]
+}
+
+// bulkBarrier is Barrier's dissemination algorithm computed at the gate:
+// for each round, every rank's exchange as exchange runs it (its receive
+// posted, its empty message sent), then every rank's waiting phase, which
+// deals with the message from rank-2^k. It reports false when the
+// collective must run by messages.
+func (c *Comm) bulkBarrier(g *bulkGate) bool {
+	r := c.r
+	return g.meet(r, true, nil, func() {
+		ranks := r.w.ranks
+		n := len(ranks)
+		arrival, posted := g.scratch(n)
+		for mask := 1; mask < n; mask <<= 1 {
+			for i, o := range ranks {
+				posted[i] = o.bulkPost()
+				dst := i + mask
+				if dst >= n {
+					dst -= n
+				}
+				arrival[dst] = o.bulkSend(&g.hdr, dst, 0)
+			}
+			for i, o := range ranks {
+				src := i - mask
+				if src < 0 {
+					src += n
+				}
+				o.bulkWait(&g.hdr, src, arrival[i], 0, posted[i])
+			}
+		}
+	})
+}
+
+// bulkPost is the starting phase of a receive that no frame has reached:
+// it is posted, and the time is what its waiting phase deals from.
+func (r *rank) bulkPost() (posted float64) {
+	r.nextID++
+	posted, _ = r.clock.Now()
+	return posted
+}
+
+// bulkSend is the starting phase DS of an eager send of size bytes to
+// world rank dst, as startSend runs it, with h as its header; it returns
+// the message's arrival time.
+func (r *rank) bulkSend(h *transport.Header, dst, size int) (arrival float64) {
+	r.nextID++
+	r.stats.sent++
+	r.stats.sentBytes += int64(size)
+	*h = transport.Header{Kind: transport.Data, Src: int32(r.id), Dst: int32(dst), Size: int64(size)}
+	r.clock.Begin(actDS)
+	r.clock.Stamp(h)
+	r.window = min(r.window, h.Arrival) // as sendFrame
+	r.clock.End(actDS, size)
+	return h.Arrival
+}
+
+// bulkWait is the waiting phase of one step whose only pending operation
+// is a receive posted at posted, as waitPhase runs it when the eager DATA
+// of size bytes from world rank src, arriving at arrival, reaches the
+// host during the wait; h is the header it fills in for the clock.
+func (r *rank) bulkWait(h *transport.Header, src int, arrival float64, size int, posted float64) {
+	r.waitEpoch++
+	r.settled, r.settleGuess = false, false
+	r.forgetSettled()
+	r.clock.Begin(actWT)
+	r.clock.WaitStart(false)
+	*h = transport.Header{Kind: transport.Data, Src: int32(src), Dst: int32(r.id), Size: int64(size), Arrival: arrival}
+	r.clock.Deal(h, true, nil, size, posted)
+	r.stats.recvd++
+	r.stats.recvdBytes += int64(size)
+	r.clock.WaitEnd()
+}
+
+// bulkEmptyWait is the waiting activity of a step already complete (an
+// eager send's), as emptyWait runs it.
+func (r *rank) bulkEmptyWait() {
+	r.clock.Begin(actWT)
+	r.clock.WaitStart(true)
+	r.clock.WaitEnd()
+}
+
+// bulkAllreduce is allreduceRecDbl computed at the gate, for a builtin
+// operation whose messages are all eager on the target: the fold of the
+// ranks above the largest power of two, the recursive-doubling exchanges,
+// and the fold back, each rank's steps as blockingSend, blockingRecv and
+// exchange run them, combining the same bytes in the same order. acc holds
+// the rank's contribution and receives the result. It reports false when
+// the collective must run by messages.
+func (c *Comm) bulkAllreduce(g *bulkGate, acc []byte, rd *reduction) bool {
+	r := c.r
+	g.argsFor(r.w.size)
+	g.accs[c.rank], g.rds[c.rank] = acc, *rd
+	ready := rd.builtin && r.eagerToPartners(c.rank, c.Size(), len(acc))
+	ok := g.meet(r, ready, g.sameSizes, func() { g.allreduce(r.w.ranks) })
+	g.accs[c.rank] = nil // the rank's buffer is not the gate's to keep
+	return ok
+}
+
+// argsFor makes the per-rank argument arrays; every rank calls it before
+// arriving, the first allocates (under the gate's once).
+func (g *bulkGate) argsFor(n int) {
+	g.argsOnce.Do(func() {
+		g.accs, g.rds = make([][]byte, n), make([]reduction, n)
+	})
+}
+
+// eagerToPartners reports whether the target sends size bytes eagerly from
+// rank me to each rank it exchanges with in allreduceRecDbl on n ranks.
+func (r *rank) eagerToPartners(me, n, size int) bool {
+	if r.targetEager == nil {
+		return false
+	}
+	pof2 := pof2Below(n)
+	rem := n - pof2
+	newrank := me - rem
+	if me < 2*rem {
+		if size > r.targetEager(me, me^1) {
+			return false
+		}
+		if newrank = -1; me%2 == 1 {
+			newrank = me / 2
+		}
+	}
+	if newrank < 0 {
+		return true
+	}
+	for mask := 1; mask < pof2; mask <<= 1 {
+		if size > r.targetEager(me, oldRank(newrank^mask, rem)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSizes reports whether every rank brought a buffer of the same size
+// and element size: otherwise the message path reports what the ranks got
+// wrong.
+func (g *bulkGate) sameSizes() bool {
+	for i := range g.accs {
+		if len(g.accs[i]) != len(g.accs[0]) || g.rds[i].size != g.rds[0].size {
+			return false
+		}
+	}
+	return true
+}
+
+// allreduce computes allreduceRecDbl for every rank (the arguments are in
+// accs and rds).
+func (g *bulkGate) allreduce(ranks []*rank) {
+	n := len(ranks)
+	size := len(g.accs[0])
+	pof2 := pof2Below(n)
+	rem := n - pof2
+	arrival, posted := g.scratch(n)
+	for i := range g.tmp {
+		if cap(g.tmp[i]) < size {
+			g.tmp[i] = make([]byte, size)
+		}
+	}
+	tmpA, tmpB := g.tmp[0][:size], g.tmp[1][:size]
+	// foldIn: the even rank of each pair below 2*rem sends its
+	// contribution to the odd one, which combines (lower ranks on the
+	// left).
+	for even := 0; even < 2*rem; even += 2 {
+		odd := even + 1
+		p := ranks[odd].bulkPost()
+		ta := ranks[even].bulkSend(&g.hdr, odd, size)
+		ranks[even].bulkEmptyWait()
+		ranks[odd].bulkWait(&g.hdr, even, ta, size, p)
+		copy(tmpA, g.accs[even])
+		g.rds[odd].apply(tmpA, g.accs[odd])
+	}
+	for mask := 1; mask < pof2; mask <<= 1 {
+		for nr := range pof2 {
+			me, dst := oldRank(nr, rem), oldRank(nr^mask, rem)
+			posted[me] = ranks[me].bulkPost()
+			arrival[dst] = ranks[me].bulkSend(&g.hdr, dst, size)
+		}
+		for nr := range pof2 {
+			me, src := oldRank(nr, rem), oldRank(nr^mask, rem)
+			ranks[me].bulkWait(&g.hdr, src, arrival[me], size, posted[me])
+			if me > src {
+				continue // combined with its lower partner below
+			}
+			// me < src: me combines acc ∘ src's, src combines me's ∘ acc,
+			// each from the other's partial result before the round.
+			copy(tmpA, g.accs[me])
+			copy(tmpB, g.accs[src])
+			g.rds[me].applyRev(g.accs[me], tmpB)
+			g.rds[src].apply(tmpA, g.accs[src])
+		}
+	}
+	// foldOut: each odd rank below 2*rem sends the result to the even
+	// one below it.
+	for even := 0; even < 2*rem; even += 2 {
+		odd := even + 1
+		p := ranks[even].bulkPost()
+		ta := ranks[odd].bulkSend(&g.hdr, even, size)
+		ranks[odd].bulkEmptyWait()
+		ranks[even].bulkWait(&g.hdr, odd, ta, size, p)
+		copy(g.accs[even], g.accs[odd])
+	}
+}

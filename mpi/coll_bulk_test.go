@@ -1,0 +1,313 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/vtime"
+)
+
+// withMessageCollectives makes a virtual world run every collective by
+// its messages, never at the bulk gate.
+func withMessageCollectives() Option { return func(c *config) { c.messageColls = true } }
+
+// bulkSkeleton is the communication skeleton of scripts/scale.sh with
+// uneven computation: ranks reach each collective at different virtual
+// times, and point-to-point traffic comes between them.
+func bulkSkeleton(iters int) func(c *Comm) error {
+	return func(c *Comm) error {
+		n, me := c.Size(), c.Rank()
+		out, in := make([]float64, 64), make([]float64, 64)
+		x, y := []float64{float64(me)}, make([]float64, 1)
+		for it := 0; it < iters; it++ {
+			c.Elapse(time.Duration((me*7+it*13)%11) * time.Microsecond)
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			if _, err := Sendrecv(c, out, (me+1)%n, 0, in, (me-1+n)%n, 0); err != nil {
+				return err
+			}
+			c.Elapse(time.Duration((me*5+it)%3) * time.Microsecond)
+			if err := Allreduce(c, x, y, Sum); err != nil {
+				return err
+			}
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// runVirtualRecords runs fn virtually (cpu-scale 0) on machine m and
+// returns every rank's record.
+func runVirtualRecords(t *testing.T, m *vtime.Machine, n int, fn func(c *Comm) error, opts ...Option) []RankRecord {
+	t.Helper()
+	v, err := NewVirtual(m, n, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- v.Run(fn, opts...) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end within 60 s")
+	}
+	return v.Results()
+}
+
+// TestBulkBarrierMatchesMessages: a Barrier computed at the gate leaves
+// every rank's record (predicted time, its parts, waits, the history
+// Algorithm 3 keeps, message counts) exactly as the message path does, on
+// every built-in machine.
+func TestBulkBarrierMatchesMessages(t *testing.T) {
+	computed := countBulk(t)
+	for _, preset := range vtime.Presets() {
+		m, err := vtime.Preset(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{2, 3, 5, 8, 33, 64} {
+			t.Run(fmt.Sprintf("%s/%d", preset, n), func(t *testing.T) {
+				*computed = 0
+				bulk := runVirtualRecords(t, m, n, bulkSkeleton(3))
+				if *computed == 0 {
+					t.Fatal("no Barrier was computed at the gate")
+				}
+				msgs := runVirtualRecords(t, m, n, bulkSkeleton(3), withMessageCollectives())
+				if !reflect.DeepEqual(bulk, msgs) {
+					for i := range bulk {
+						if !reflect.DeepEqual(bulk[i], msgs[i]) {
+							t.Fatalf("rank %d:\n at the gate %+v\n by messages %+v", i, bulk[i], msgs[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// countBulk counts the collectives the gate computes while the test runs.
+func countBulk(t *testing.T) *int {
+	var n int
+	testHookBulkComputed = func(uint64) { n++ }
+	t.Cleanup(func() { testHookBulkComputed = nil })
+	return &n
+}
+
+// TestBulkBarrierFallsBack: a rank that enters the Barrier with something
+// the message path's waits would act on (here a nonblocking Barrier in
+// progress, which every wait progresses) makes the whole Barrier run by
+// messages, with the same result as without the gate; and a message that
+// reaches a rank while it waits at the gate, or after, is dealt with as
+// the message path deals with one that reaches the host late.
+func TestBulkBarrierFallsBack(t *testing.T) {
+	m, err := vtime.Preset("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := func(c *Comm) error {
+		buf := make([]int, 4)
+		q, err := c.Ibarrier()
+		if err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			c.Elapse(time.Millisecond) // the message arrives long after the Barrier began
+			if err := Send(c, buf, 1, 0); err != nil {
+				return err
+			}
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if _, err := q.Wait(); err != nil {
+			return err
+		}
+		if c.Rank() == 1 {
+			if _, err := Recv(c, buf, 0, 0); err != nil {
+				return err
+			}
+		}
+		if c.Rank() == 2 {
+			c.Elapse(2 * time.Millisecond)
+			if err := Send(c, buf, 3, 0); err != nil {
+				return err
+			}
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if c.Rank() == 3 {
+			if _, err := Recv(c, buf, 2, 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var seqs []uint64
+	testHookBulkComputed = func(seq uint64) { seqs = append(seqs, seq) }
+	t.Cleanup(func() { testHookBulkComputed = nil })
+	for run := range 20 {
+		seqs = seqs[:0]
+		bulk := runVirtualRecords(t, m, 4, prog)
+		if len(seqs) > 0 && seqs[0] == 1 {
+			t.Fatalf("run %d: the Barrier entered with a nonblocking Barrier in progress was computed at the gate", run)
+		}
+		msgs := runVirtualRecords(t, m, 4, prog, withMessageCollectives())
+		if !reflect.DeepEqual(bulk, msgs) {
+			t.Fatalf("run %d: at the gate %+v\nby messages %+v", run, bulk, msgs)
+		}
+	}
+}
+
+// TestBulkBarrierDeadlock: a rank that never comes to the Barrier leaves
+// the others waiting at the gate, and the deadlock is reported with the
+// call they wait in.
+func TestBulkBarrierDeadlock(t *testing.T) {
+	m, err := vtime.Preset("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVirtual(m, 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- v.Run(func(c *Comm) error {
+			if c.Rank() == 3 {
+				_, err := Recv(c, make([]byte, 1), 4, 0) // never sent
+				return err
+			}
+			return c.Barrier()
+		})
+	}()
+	select {
+	case err := <-done:
+		var de *DeadlockError
+		if !errors.As(err, &de) || len(de.Blocked) != 5 {
+			t.Fatalf("got %v", err)
+		}
+		for i, b := range de.Blocked {
+			want := "in Barrier"
+			if i == 3 {
+				want = "in Recv"
+			}
+			if !strings.Contains(b, want) {
+				t.Fatalf("blocked[%d] = %q, want it to say %q", i, b, want)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("deadlock not reported within 20 s")
+	}
+}
+
+// TestBulkBarrierRankFails: a rank that fails while the others wait at
+// the gate ends the job with its error.
+func TestBulkBarrierRankFails(t *testing.T) {
+	m, err := vtime.Preset("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := NewVirtual(m, 6, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- v.Run(func(c *Comm) error {
+			if c.Rank() == 2 {
+				time.Sleep(50 * time.Millisecond) // the others are at the gate by now
+				return errors.New("rank 2 gives up")
+			}
+			return c.Barrier()
+		})
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "rank 2 gives up") {
+			t.Fatalf("got %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the job did not end within 20 s")
+	}
+}
+
+// allreduceValues runs Allreduces of count float64 (Sum) and int32 (Max)
+// on every rank with values whose sum depends on the order of addition,
+// and returns each rank's results, bit for bit.
+func allreduceValues(count int, got [][]uint64) func(c *Comm) error {
+	return func(c *Comm) error {
+		me := c.Rank()
+		x, y := make([]float64, count), make([]float64, count)
+		for i := range x {
+			x[i] = math.Ldexp(float64((me*37+i*11)%17)+0.1, (me*7+i)%40-20)
+		}
+		if err := Allreduce(c, x, y, Sum); err != nil {
+			return err
+		}
+		k := make([]int32, 3)
+		for i := range k {
+			k[i] = int32((me*13 + i*5) % 23)
+		}
+		if err := AllreduceInPlace(c, k, Max); err != nil {
+			return err
+		}
+		for _, v := range y {
+			got[me] = append(got[me], math.Float64bits(v))
+		}
+		for _, v := range k {
+			got[me] = append(got[me], uint64(v))
+		}
+		return c.Barrier()
+	}
+}
+
+// TestBulkAllreduceMatchesMessages: an Allreduce computed at the gate
+// gives every rank the same bytes and the same record as the message
+// path, folding ranks above a power of two or not; one whose messages go
+// by rendezvous on the target runs by messages.
+func TestBulkAllreduceMatchesMessages(t *testing.T) {
+	computed := countBulk(t)
+	for _, tc := range []struct {
+		n, count, eager int
+		gate            bool // computed at the gate
+	}{
+		{2, 1, -1, true}, {5, 1, -1, true}, {8, 7, -1, true}, {13, 7, -1, true},
+		{64, 250, -1, true}, {24, 100, 256, false},
+	} {
+		t.Run(fmt.Sprintf("n%d-count%d-eager%d", tc.n, tc.count, tc.eager), func(t *testing.T) {
+			m, err := vtime.Preset("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.eager >= 0 {
+				m.EagerLimit, m.NetEagerLimit = &tc.eager, &tc.eager
+			}
+			*computed = 0
+			bulkGot, msgGot := make([][]uint64, tc.n), make([][]uint64, tc.n)
+			bulk := runVirtualRecords(t, m, tc.n, allreduceValues(tc.count, bulkGot))
+			// The final Barrier is computed whenever the gate is used.
+			if want := map[bool]int{true: 3, false: 2}[tc.gate]; *computed != want {
+				t.Fatalf("%d collectives computed at the gate, want %d", *computed, want)
+			}
+			msgs := runVirtualRecords(t, m, tc.n, allreduceValues(tc.count, msgGot), withMessageCollectives())
+			if !reflect.DeepEqual(bulkGot, msgGot) {
+				t.Fatalf("results differ:\n at the gate %v\n by messages %v", bulkGot, msgGot)
+			}
+			if !reflect.DeepEqual(bulk, msgs) {
+				t.Fatalf("records differ:\n at the gate %+v\n by messages %+v", bulk, msgs)
+			}
+		})
+	}
+}
