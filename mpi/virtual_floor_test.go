@@ -12,9 +12,11 @@ import (
 
 // BenchmarkBarrierFloor sets what a virtual rank's message costs the host
 // beside the least any engine that gives each rank a goroutine could pay:
-// "gompi" is a virtual world of P ranks at cpu-scale 0 running Barriers
-// (dissemination: P messages in each of log2 P rounds, nearly every one
-// waking a parked rank: it reports how many times ranks went to sleep per
+// "gompi-messages" is a virtual world of P ranks at cpu-scale 0 running
+// Barriers by their messages (dissemination: P messages in each of log2 P
+// rounds, nearly every one waking a parked rank: it reports how many times
+// ranks went to sleep per message), "gompi" the same world as programs run
+// it, its Barriers computed at the gate (coll_bulk.go; per simulated
 // message), "channels" the same exchange among P plain
 // goroutines, each waiting on a channel of its own with a call chain about
 // as deep as a parked rank's, and nothing else. Both report host
@@ -26,45 +28,9 @@ func BenchmarkBarrierFloor(b *testing.B) {
 	const barriers = 10
 	for _, p := range []int{1024, 16384, 131072, 1048576} {
 		msgs := float64(barriers * p * disseminationRounds(p))
-		b.Run(fmt.Sprintf("P%d/gompi", p), func(b *testing.B) {
-			m, err := vtime.Preset("tianhe1a")
-			if err != nil {
-				b.Fatal(err)
-			}
-			var took time.Duration
-			var sleeps atomic.Int64
-			for b.Loop() {
-				v, err := NewVirtual(m, p, 0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var start time.Time
-				err = v.Run(func(c *Comm) error {
-					if err := c.Barrier(); err != nil {
-						return err
-					}
-					if c.Rank() == 0 {
-						start = time.Now()
-					}
-					_, before := c.r.inbox.Asleep()
-					for range barriers {
-						if err := c.Barrier(); err != nil {
-							return err
-						}
-					}
-					_, after := c.r.inbox.Asleep()
-					sleeps.Add(int64(after - before))
-					if c.Rank() == 0 {
-						took += time.Since(start)
-					}
-					return nil
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(took.Nanoseconds())/msgs/float64(b.N), "ns/msg")
-			b.ReportMetric(float64(sleeps.Load())/msgs/float64(b.N), "sleeps/msg")
+		b.Run(fmt.Sprintf("P%d/gompi", p), func(b *testing.B) { barrierFloor(b, p, barriers, msgs) })
+		b.Run(fmt.Sprintf("P%d/gompi-messages", p), func(b *testing.B) {
+			barrierFloor(b, p, barriers, msgs, withMessageCollectives())
 		})
 		b.Run(fmt.Sprintf("P%d/channels", p), func(b *testing.B) {
 			var took time.Duration
@@ -74,6 +40,49 @@ func BenchmarkBarrierFloor(b *testing.B) {
 			b.ReportMetric(float64(took.Nanoseconds())/msgs/float64(b.N), "ns/msg")
 		})
 	}
+}
+
+// barrierFloor is BenchmarkBarrierFloor's gompi cases: a virtual world of
+// p ranks runs one Barrier and then n timed ones (msgs messages).
+func barrierFloor(b *testing.B, p, n int, msgs float64, opts ...Option) {
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var took time.Duration
+	var sleeps atomic.Int64
+	for b.Loop() {
+		v, err := NewVirtual(m, p, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var start time.Time
+		err = v.Run(func(c *Comm) error {
+			if err := c.Barrier(); err != nil {
+				return err
+			}
+			if c.Rank() == 0 {
+				start = time.Now()
+			}
+			_, before := c.r.inbox.Asleep()
+			for range n {
+				if err := c.Barrier(); err != nil {
+					return err
+				}
+			}
+			_, after := c.r.inbox.Asleep()
+			sleeps.Add(int64(after - before))
+			if c.Rank() == 0 {
+				took += time.Since(start)
+			}
+			return nil
+		}, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(took.Nanoseconds())/msgs/float64(b.N), "ns/msg")
+	b.ReportMetric(float64(sleeps.Load())/msgs/float64(b.N), "sleeps/msg")
 }
 
 func disseminationRounds(p int) int {

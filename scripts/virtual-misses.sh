@@ -1,8 +1,9 @@
 #!/bin/sh
 # virtual-misses.sh counts the cache misses a simulated message costs the
 # host (docs/model.md, "What grows with P"): for each P of MISSES_P it runs
-# BenchmarkBarrierFloor's gompi case (a virtual world of P ranks in one
-# process running 11 Barriers, mpi package) once under cachegrind, which simulates
+# a case of BenchmarkBarrierFloor (a virtual world of P ranks in one
+# process running 11 Barriers, mpi package; by default gompi-messages, the
+# Barriers by their messages) once under cachegrind, which simulates
 # the caches, and prints the messages, the first-level data misses and the
 # last-level ones per message, then the TOP functions by last-level read
 # misses per message. Cachegrind's counts do not move with the host's load
@@ -11,7 +12,8 @@
 #
 # Usage: scripts/virtual-misses.sh     Needs valgrind (Debian: valgrind).
 # Environment: MISSES_P (default "1024 16384"; 16384 takes about four
-# minutes), TOP (default 12), D1 and LL (cachegrind's cache geometries,
+# minutes), MISSES_CASE (default gompi-messages; gompi: the Barriers
+# computed at the gate, counted per simulated message), TOP (default 12), D1 and LL (cachegrind's cache geometries,
 # size,associativity,line; default 49152,12,64 and 2097152,16,64, one core
 # of the development VM: a last level of one core's L2 says what misses
 # the core's own caches), BIN (a directory holding mpi.test, built with
@@ -19,6 +21,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 MISSES_P=${MISSES_P:-"1024 16384"}
+MISSES_CASE=${MISSES_CASE:-gompi-messages}
 TOP=${TOP:-12}
 D1=${D1:-49152,12,64}
 LL=${LL:-2097152,16,64}
@@ -35,19 +38,19 @@ else
 	test=$tmp/mpi.test
 fi
 
-echo "cachegrind D1 $D1, LL $LL; BenchmarkBarrierFloor gompi, 11 Barriers, one processor"
+echo "cachegrind D1 $D1, LL $LL; BenchmarkBarrierFloor $MISSES_CASE, 11 Barriers, one processor"
 for p in $MISSES_P; do
 	out=$tmp/cg.$p
 	# One processor: valgrind runs one thread at a time anyway, and the
 	# counts then do not depend on how the runtime spreads the ranks.
 	if ! GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=yes --D1="$D1" --LL="$LL" \
 		--cachegrind-out-file="$out" "$test" -test.run NONE \
-		-test.bench "BarrierFloor/P$p/gompi\$" -test.benchtime 1x >"$tmp/log" 2>&1; then
+		-test.bench "BarrierFloor/P$p/$MISSES_CASE\$" -test.benchtime 1x >"$tmp/log" 2>&1; then
 		echo "virtual-misses.sh: the run at P=$p failed:" >&2
 		cat "$tmp/log" >&2
 		exit 1
 	fi
-	grep -q "^BenchmarkBarrierFloor/P$p/gompi" "$tmp/log" ||
+	grep -q "^BenchmarkBarrierFloor/P$p/$MISSES_CASE" "$tmp/log" ||
 		{ echo "virtual-misses.sh: no BarrierFloor/P$p result (is P one of the benchmark's sizes?)" >&2; cat "$tmp/log" >&2; exit 1; }
 	# Its 10 timed Barriers and the one before them, dissemination: P
 	# messages in each of ceil(log2 P) rounds. The counts also hold the
