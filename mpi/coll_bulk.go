@@ -51,11 +51,19 @@ type bulkGate struct {
 	argsOnce sync.Once
 	accs     [][]byte
 	rds      []reduction
-	// tmp holds copies of two ranks' partial results in a round.
-	tmp [2][]byte
+	// The workers' own scratch (parallel), one each.
+	work []bulkWorker
+}
+
+// bulkWorker is what one worker of the computation writes besides the
+// ranks' state.
+type bulkWorker struct {
 	// hdr is the header the event points read: a local would move to
 	// the heap (the clock is an interface), an allocation per message.
 	hdr transport.Header
+	// tmp holds copies of two ranks' partial results in a round.
+	tmp [2][]byte
+	_   [64]byte // workers' headers on lines of their own
 }
 
 type bulkSlot struct {
@@ -191,6 +199,37 @@ func (g *bulkGate) scratch(n int) (arrival, posted []float64) {
 	return g.arrival[:n], g.posted[:n]
 }
 
+// minBulkShare is the fewest ranks worth handing a worker of their own:
+// below it the computation runs on the arriving rank's goroutine alone.
+// (A variable: tests lower it.)
+var minBulkShare = 4096
+
+// parallel runs fn over [0, n) cut into contiguous shares, one per worker
+// (up to GOMAXPROCS: the other ranks wait at the gate, so the processors
+// are free), and returns when all are done. Each share's worker has
+// scratch of its own, g.work[w]. The ranks' steps within a pass do not
+// depend on each other, and each rank's are in one share, in its order.
+func (g *bulkGate) parallel(n int, fn func(lo, hi int, w *bulkWorker)) {
+	workers := min(runtime.GOMAXPROCS(0), max(n/minBulkShare, 1))
+	if len(g.work) < workers {
+		g.work = make([]bulkWorker, workers)
+	}
+	if workers == 1 {
+		fn(0, n, &g.work[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(n*w/workers, n*(w+1)/workers, &g.work[w])
+		}()
+	}
+	fn(0, n/workers, &g.work[0])
+	wg.Wait()
+}
+
 // bulkBarrier is Barrier's dissemination algorithm computed at the gate:
 // for each round, every rank's exchange as exchange runs it (its receive
 // posted, its empty message sent), then every rank's waiting phase, which
@@ -203,21 +242,25 @@ func (c *Comm) bulkBarrier(g *bulkGate) bool {
 		n := len(ranks)
 		arrival, posted := g.scratch(n)
 		for mask := 1; mask < n; mask <<= 1 {
-			for i, o := range ranks {
-				posted[i] = o.bulkPost()
-				dst := i + mask
-				if dst >= n {
-					dst -= n
+			g.parallel(n, func(lo, hi int, w *bulkWorker) {
+				for i := lo; i < hi; i++ {
+					posted[i] = ranks[i].bulkPost()
+					dst := i + mask
+					if dst >= n {
+						dst -= n
+					}
+					arrival[dst] = ranks[i].bulkSend(&w.hdr, dst, 0)
 				}
-				arrival[dst] = o.bulkSend(&g.hdr, dst, 0)
-			}
-			for i, o := range ranks {
-				src := i - mask
-				if src < 0 {
-					src += n
+			})
+			g.parallel(n, func(lo, hi int, w *bulkWorker) {
+				for i := lo; i < hi; i++ {
+					src := i - mask
+					if src < 0 {
+						src += n
+					}
+					ranks[i].bulkWait(&w.hdr, src, arrival[i], 0, posted[i])
 				}
-				o.bulkWait(&g.hdr, src, arrival[i], 0, posted[i])
-			}
+			})
 		}
 	})
 }
@@ -343,52 +386,67 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 	pof2 := pof2Below(n)
 	rem := n - pof2
 	arrival, posted := g.scratch(n)
-	for i := range g.tmp {
-		if cap(g.tmp[i]) < size {
-			g.tmp[i] = make([]byte, size)
-		}
-	}
-	tmpA, tmpB := g.tmp[0][:size], g.tmp[1][:size]
 	// foldIn: the even rank of each pair below 2*rem sends its
 	// contribution to the odd one, which combines (lower ranks on the
 	// left).
-	for even := 0; even < 2*rem; even += 2 {
-		odd := even + 1
-		p := ranks[odd].bulkPost()
-		ta := ranks[even].bulkSend(&g.hdr, odd, size)
-		ranks[even].bulkEmptyWait()
-		ranks[odd].bulkWait(&g.hdr, even, ta, size, p)
-		copy(tmpA, g.accs[even])
-		g.rds[odd].apply(tmpA, g.accs[odd])
-	}
+	g.parallel(rem, func(lo, hi int, w *bulkWorker) {
+		tmp := w.scratch(size)
+		for pair := lo; pair < hi; pair++ {
+			even, odd := 2*pair, 2*pair+1
+			p := ranks[odd].bulkPost()
+			ta := ranks[even].bulkSend(&w.hdr, odd, size)
+			ranks[even].bulkEmptyWait()
+			ranks[odd].bulkWait(&w.hdr, even, ta, size, p)
+			copy(tmp[0], g.accs[even])
+			g.rds[odd].apply(tmp[0], g.accs[odd])
+		}
+	})
 	for mask := 1; mask < pof2; mask <<= 1 {
-		for nr := range pof2 {
-			me, dst := oldRank(nr, rem), oldRank(nr^mask, rem)
-			posted[me] = ranks[me].bulkPost()
-			arrival[dst] = ranks[me].bulkSend(&g.hdr, dst, size)
-		}
-		for nr := range pof2 {
-			me, src := oldRank(nr, rem), oldRank(nr^mask, rem)
-			ranks[me].bulkWait(&g.hdr, src, arrival[me], size, posted[me])
-			if me > src {
-				continue // combined with its lower partner below
+		g.parallel(pof2, func(lo, hi int, w *bulkWorker) {
+			for nr := lo; nr < hi; nr++ {
+				me, dst := oldRank(nr, rem), oldRank(nr^mask, rem)
+				posted[me] = ranks[me].bulkPost()
+				arrival[dst] = ranks[me].bulkSend(&w.hdr, dst, size)
 			}
-			// me < src: me combines acc ∘ src's, src combines me's ∘ acc,
-			// each from the other's partial result before the round.
-			copy(tmpA, g.accs[me])
-			copy(tmpB, g.accs[src])
-			g.rds[me].applyRev(g.accs[me], tmpB)
-			g.rds[src].apply(tmpA, g.accs[src])
-		}
+		})
+		g.parallel(pof2, func(lo, hi int, w *bulkWorker) {
+			tmp := w.scratch(size)
+			for nr := lo; nr < hi; nr++ {
+				me, src := oldRank(nr, rem), oldRank(nr^mask, rem)
+				ranks[me].bulkWait(&w.hdr, src, arrival[me], size, posted[me])
+				if me > src {
+					continue // combined with its lower partner, in the same share or another
+				}
+				// me < src: me combines acc ∘ src's, src combines me's ∘ acc,
+				// each from the other's partial result before the round.
+				copy(tmp[0], g.accs[me])
+				copy(tmp[1], g.accs[src])
+				g.rds[me].applyRev(g.accs[me], tmp[1])
+				g.rds[src].apply(tmp[0], g.accs[src])
+			}
+		})
 	}
 	// foldOut: each odd rank below 2*rem sends the result to the even
 	// one below it.
-	for even := 0; even < 2*rem; even += 2 {
-		odd := even + 1
-		p := ranks[even].bulkPost()
-		ta := ranks[odd].bulkSend(&g.hdr, even, size)
-		ranks[odd].bulkEmptyWait()
-		ranks[even].bulkWait(&g.hdr, odd, ta, size, p)
-		copy(g.accs[even], g.accs[odd])
+	g.parallel(rem, func(lo, hi int, w *bulkWorker) {
+		for pair := lo; pair < hi; pair++ {
+			even, odd := 2*pair, 2*pair+1
+			p := ranks[even].bulkPost()
+			ta := ranks[odd].bulkSend(&w.hdr, even, size)
+			ranks[odd].bulkEmptyWait()
+			ranks[even].bulkWait(&w.hdr, odd, ta, size, p)
+			copy(g.accs[even], g.accs[odd])
+		}
+	})
+}
+
+// scratch returns the worker's two buffers of size bytes.
+func (w *bulkWorker) scratch(size int) *[2][]byte {
+	for i := range w.tmp {
+		if cap(w.tmp[i]) < size {
+			w.tmp[i] = make([]byte, size)
+		}
+		w.tmp[i] = w.tmp[i][:size]
 	}
+	return &w.tmp
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -309,5 +310,48 @@ func TestBulkAllreduceMatchesMessages(t *testing.T) {
 				t.Fatalf("records differ:\n at the gate %+v\n by messages %+v", bulk, msgs)
 			}
 		})
+	}
+}
+
+// TestBulkParallelMatchesMessages: computed by several workers, each
+// with a share of the ranks, the gate still leaves every record and every
+// result as the message path does.
+func TestBulkParallelMatchesMessages(t *testing.T) {
+	defer func(share, procs int) {
+		minBulkShare = share
+		runtime.GOMAXPROCS(procs)
+	}(minBulkShare, runtime.GOMAXPROCS(4))
+	minBulkShare = 16
+	computed := countBulk(t)
+	m, err := vtime.Preset("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{64, 100, 1000} {
+		prog := func(got [][]uint64) func(c *Comm) error {
+			return func(c *Comm) error {
+				if err := bulkSkeleton(2)(c); err != nil {
+					return err
+				}
+				return allreduceValues(5, got)(c)
+			}
+		}
+		*computed = 0
+		bulkGot, msgGot := make([][]uint64, n), make([][]uint64, n)
+		bulk := runVirtualRecords(t, m, n, prog(bulkGot))
+		if *computed == 0 {
+			t.Fatalf("n=%d: nothing computed at the gate", n)
+		}
+		msgs := runVirtualRecords(t, m, n, prog(msgGot), withMessageCollectives())
+		if !reflect.DeepEqual(bulkGot, msgGot) {
+			t.Fatalf("n=%d: results differ", n)
+		}
+		if !reflect.DeepEqual(bulk, msgs) {
+			for i := range bulk {
+				if !reflect.DeepEqual(bulk[i], msgs[i]) {
+					t.Fatalf("n=%d: rank %d:\n at the gate %+v\n by messages %+v", n, i, bulk[i], msgs[i])
+				}
+			}
+		}
 	}
 }
