@@ -355,3 +355,47 @@ func TestBulkParallelMatchesMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkBarrierWhileOthersStall: ranks waiting at the gate count as
+// parked with nothing pending, so a stall of Algorithm 2 between two
+// ranks that have not come yet is still detected and resolved, and the
+// records are the message path's.
+func TestBulkBarrierWhileOthersStall(t *testing.T) {
+	m := tianhe1a(t)
+	const s = 1 << 20
+	prog := func(c *Comm) error {
+		a, b := make([]byte, s), make([]byte, s)
+		switch c.Rank() {
+		case 0: // TestVirtualStallResolved's stall
+			q, err := Isend(c, a, 12, 1)
+			if err != nil {
+				return err
+			}
+			if err := Send(c, b, 12, 2); err != nil {
+				return err
+			}
+			if _, err := q.Wait(); err != nil {
+				return err
+			}
+		case 12:
+			if _, err := Recv(c, a, 0, 1); err != nil {
+				return err
+			}
+			if _, err := Recv(c, b, 0, 2); err != nil {
+				return err
+			}
+		}
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		return c.Barrier()
+	}
+	bulk := runVirtualRecords(t, m, 13, prog)
+	msgs := runVirtualRecords(t, m, 13, prog, withMessageCollectives())
+	if !reflect.DeepEqual(bulk, msgs) {
+		t.Fatalf("at the gate %+v\nby messages %+v", bulk, msgs)
+	}
+	if bulk[0].Stalls == 0 && bulk[12].Stalls == 0 {
+		t.Fatal("no stall was resolved")
+	}
+}
