@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -63,7 +64,9 @@ type bulkWorker struct {
 	hdr transport.Header
 	// tmp holds copies of two ranks' partial results in a round.
 	tmp [2][]byte
-	_   [64]byte // workers' headers on lines of their own
+	// least is the earliest clock of the worker's share (forget).
+	least float64
+	_     [64]byte // workers' headers on lines of their own
 }
 
 type bulkSlot struct {
@@ -140,6 +143,7 @@ func (g *bulkGate) meet(r *rank, ready bool, check func() bool, compute func()) 
 			return false
 		}
 		compute()
+		g.forget(r.w.ranks)
 		if h := testHookBulkComputed; h != nil {
 			h(r.bulkSeq)
 		}
@@ -209,14 +213,15 @@ var minBulkShare = 4096
 // are free), and returns when all are done. Each share's worker has
 // scratch of its own, g.work[w]. The ranks' steps within a pass do not
 // depend on each other, and each rank's are in one share, in its order.
-func (g *bulkGate) parallel(n int, fn func(lo, hi int, w *bulkWorker)) {
-	workers := min(runtime.GOMAXPROCS(0), max(n/minBulkShare, 1))
+// It returns how many workers there were.
+func (g *bulkGate) parallel(n int, fn func(lo, hi int, w *bulkWorker)) (workers int) {
+	workers = min(runtime.GOMAXPROCS(0), max(n/minBulkShare, 1))
 	if len(g.work) < workers {
 		g.work = make([]bulkWorker, workers)
 	}
 	if workers == 1 {
 		fn(0, n, &g.work[0])
-		return
+		return workers
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
@@ -228,6 +233,40 @@ func (g *bulkGate) parallel(n int, fn func(lo, hi int, w *bulkWorker)) {
 	}
 	fn(0, n/workers, &g.work[0])
 	wg.Wait()
+	return workers
+}
+
+// forget trims every rank's history of waits (Algorithm 3's lookup) to
+// what a message can still reach, once a collective has been computed.
+// Every rank has taken part and none has run on since, every inbox was
+// empty and every early queue too, so each message still to reach a rank
+// is sent from now on, at its sender's clock or later: none arrives
+// before the earliest clock of all (nor before a frame still unmatched in
+// the rank's unexpected queue, counted as forgetSettled counts it). That
+// is ForgetBefore's condition, which keeps every answer the lookup can
+// still give; a history that grew by some waits a collective stays that
+// short, where the message path lets it grow to historyCap.
+func (g *bulkGate) forget(ranks []*rank) {
+	workers := g.parallel(len(ranks), func(lo, hi int, w *bulkWorker) {
+		w.least = math.Inf(1)
+		for _, o := range ranks[lo:hi] {
+			t, _ := o.clock.Now()
+			w.least = min(w.least, t)
+		}
+	})
+	least := math.Inf(1)
+	for _, w := range g.work[:workers] {
+		least = min(least, w.least)
+	}
+	g.parallel(len(ranks), func(lo, hi int, _ *bulkWorker) {
+		for _, o := range ranks[lo:hi] {
+			t := least
+			for _, f := range o.unexpected {
+				t = min(t, f.Arrival)
+			}
+			o.clock.ForgetBefore(t)
+		}
+	})
 }
 
 // bulkBarrier is Barrier's dissemination algorithm computed at the gate:

@@ -85,14 +85,29 @@ func TestBulkBarrierMatchesMessages(t *testing.T) {
 					t.Fatal("no Barrier was computed at the gate")
 				}
 				msgs := runVirtualRecords(t, m, n, bulkSkeleton(3), withMessageCollectives())
-				if !reflect.DeepEqual(bulk, msgs) {
-					for i := range bulk {
-						if !reflect.DeepEqual(bulk[i], msgs[i]) {
-							t.Fatalf("rank %d:\n at the gate %+v\n by messages %+v", i, bulk[i], msgs[i])
-						}
-					}
-				}
+				sameRecords(t, "skeleton", bulk, msgs)
 			})
+		}
+	}
+}
+
+// sameRecords fails unless every rank's record at the gate is the message
+// path's, but for the history of waits it keeps, which the gate trims to
+// what messages can still reach (bulkGate.forget): no longer than the
+// message path's.
+func sameRecords(t *testing.T, what string, bulk, msgs []RankRecord) {
+	t.Helper()
+	if len(bulk) != len(msgs) {
+		t.Fatalf("%s: %d records at the gate, %d by messages", what, len(bulk), len(msgs))
+	}
+	for i := range bulk {
+		a, b := bulk[i], msgs[i]
+		if a.HistoryKept > b.HistoryKept {
+			t.Fatalf("%s: rank %d keeps %d waits at the gate, %d by messages", what, i, a.HistoryKept, b.HistoryKept)
+		}
+		a.HistoryKept = b.HistoryKept
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: rank %d:\n at the gate %+v\n by messages %+v", what, i, a, b)
 		}
 	}
 }
@@ -165,9 +180,7 @@ func TestBulkBarrierFallsBack(t *testing.T) {
 			t.Fatalf("run %d: the Barrier entered with a nonblocking Barrier in progress was computed at the gate", run)
 		}
 		msgs := runVirtualRecords(t, m, 4, prog, withMessageCollectives())
-		if !reflect.DeepEqual(bulk, msgs) {
-			t.Fatalf("run %d: at the gate %+v\nby messages %+v", run, bulk, msgs)
-		}
+		sameRecords(t, fmt.Sprint("run ", run), bulk, msgs)
 	}
 }
 
@@ -306,9 +319,7 @@ func TestBulkAllreduceMatchesMessages(t *testing.T) {
 			if !reflect.DeepEqual(bulkGot, msgGot) {
 				t.Fatalf("results differ:\n at the gate %v\n by messages %v", bulkGot, msgGot)
 			}
-			if !reflect.DeepEqual(bulk, msgs) {
-				t.Fatalf("records differ:\n at the gate %+v\n by messages %+v", bulk, msgs)
-			}
+			sameRecords(t, "allreduce", bulk, msgs)
 		})
 	}
 }
@@ -346,13 +357,7 @@ func TestBulkParallelMatchesMessages(t *testing.T) {
 		if !reflect.DeepEqual(bulkGot, msgGot) {
 			t.Fatalf("n=%d: results differ", n)
 		}
-		if !reflect.DeepEqual(bulk, msgs) {
-			for i := range bulk {
-				if !reflect.DeepEqual(bulk[i], msgs[i]) {
-					t.Fatalf("n=%d: rank %d:\n at the gate %+v\n by messages %+v", n, i, bulk[i], msgs[i])
-				}
-			}
-		}
+		sameRecords(t, fmt.Sprint("n=", n), bulk, msgs)
 	}
 }
 
@@ -392,10 +397,26 @@ func TestBulkBarrierWhileOthersStall(t *testing.T) {
 	}
 	bulk := runVirtualRecords(t, m, 13, prog)
 	msgs := runVirtualRecords(t, m, 13, prog, withMessageCollectives())
-	if !reflect.DeepEqual(bulk, msgs) {
-		t.Fatalf("at the gate %+v\nby messages %+v", bulk, msgs)
-	}
+	sameRecords(t, "stall", bulk, msgs)
 	if bulk[0].Stalls == 0 && bulk[12].Stalls == 0 {
 		t.Fatal("no stall was resolved")
+	}
+}
+
+// TestBulkForgetsWaits: after each collective at the gate a rank keeps
+// only the waits a message can still reach, so a long run's history stays
+// short (the message path's grows with every wait, up to historyCap), and
+// the predictions are the message path's.
+func TestBulkForgetsWaits(t *testing.T) {
+	m := tianhe1a(t)
+	const n, iters = 8, 30
+	bulk := runVirtualRecords(t, m, n, bulkSkeleton(iters))
+	msgs := runVirtualRecords(t, m, n, bulkSkeleton(iters), withMessageCollectives())
+	sameRecords(t, "skeleton", bulk, msgs)
+	for i := range bulk {
+		if bulk[i].HistoryKept > 4 || msgs[i].HistoryKept < 100 {
+			t.Fatalf("rank %d keeps %d waits at the gate and %d by messages, want at most 4 and at least 100",
+				i, bulk[i].HistoryKept, msgs[i].HistoryKept)
+		}
 	}
 }
