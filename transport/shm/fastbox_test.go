@@ -58,11 +58,20 @@ func TestFastboxKeepsSendOrder(t *testing.T) {
 func TestFastboxOnlyAfterTheRing(t *testing.T) {
 	g := openGroup(t, "fbox-after", 1, 1)
 	out, pr := g.trs[0], g.peerOf(t, 0, 1)
+	// The receiver's waiter drains the ring when the first send wakes it:
+	// holding the ring's lock keeps the first record untaken for the
+	// second send, as a receiver busy elsewhere would.
+	r := g.trs[1].in[0]
+	if !r.tryLock() {
+		t.Fatal("the receiving ring is locked")
+	}
 	for i, n := range []int{1000, 8} {
 		if err := out.Send(dataFrame(0, 1, i, pattern(i, n))); err != nil {
+			r.unlock()
 			t.Fatal(err)
 		}
 	}
+	r.unlock()
 	if pr.out.cellNext != 0 {
 		t.Fatalf("a small frame went through a cell while the ring held a record before it")
 	}
