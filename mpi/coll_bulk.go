@@ -432,10 +432,7 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 		tmp := w.scratch(size)
 		for pair := lo; pair < hi; pair++ {
 			even, odd := 2*pair, 2*pair+1
-			p := ranks[odd].bulkPost()
-			ta := ranks[even].bulkSend(&w.hdr, odd, size)
-			ranks[even].bulkEmptyWait()
-			ranks[odd].bulkWait(&w.hdr, even, ta, size, p)
+			w.oneWay(ranks, even, odd, size)
 			copy(tmp[0], g.accs[even])
 			g.rds[odd].apply(tmp[0], g.accs[odd])
 		}
@@ -470,13 +467,20 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 	g.parallel(rem, func(lo, hi int, w *bulkWorker) {
 		for pair := lo; pair < hi; pair++ {
 			even, odd := 2*pair, 2*pair+1
-			p := ranks[even].bulkPost()
-			ta := ranks[odd].bulkSend(&w.hdr, even, size)
-			ranks[odd].bulkEmptyWait()
-			ranks[even].bulkWait(&w.hdr, odd, ta, size, p)
+			w.oneWay(ranks, odd, even, size)
 			copy(g.accs[even], g.accs[odd])
 		}
 	})
+}
+
+// oneWay is a message of size bytes from world rank from to world rank to
+// as blockingSend and blockingRecv run it: the receive posted, the eager
+// send and its (empty) wait, then the receive's wait.
+func (w *bulkWorker) oneWay(ranks []*rank, from, to, size int) {
+	p := ranks[to].bulkPost()
+	ta := ranks[from].bulkSend(&w.hdr, to, size)
+	ranks[from].bulkEmptyWait()
+	ranks[to].bulkWait(&w.hdr, from, ta, size, p)
 }
 
 // scratch returns the worker's two buffers of size bytes.

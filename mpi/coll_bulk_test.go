@@ -53,17 +53,25 @@ func runVirtualRecords(t *testing.T, m *vtime.Machine, n int, fn func(c *Comm) e
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := runVirtualWithin(t, v, fn, opts...); err != nil {
+		t.Fatal(err)
+	}
+	return v.Results()
+}
+
+// runVirtualWithin runs fn on v and returns its error, failing the test
+// if the run takes over a minute.
+func runVirtualWithin(t *testing.T, v *Virtual, fn func(c *Comm) error, opts ...Option) error {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- v.Run(fn, opts...) }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the run did not end within 60 s")
+		return err
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end within a minute")
+		return nil
 	}
-	return v.Results()
 }
 
 // TestBulkBarrierMatchesMessages: a Barrier computed at the gate leaves
@@ -196,33 +204,25 @@ func TestBulkBarrierDeadlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- v.Run(func(c *Comm) error {
-			if c.Rank() == 3 {
-				_, err := Recv(c, make([]byte, 1), 4, 0) // never sent
-				return err
-			}
-			return c.Barrier()
-		})
-	}()
-	select {
-	case err := <-done:
-		var de *DeadlockError
-		if !errors.As(err, &de) || len(de.Blocked) != 5 {
-			t.Fatalf("got %v", err)
+	err = runVirtualWithin(t, v, func(c *Comm) error {
+		if c.Rank() == 3 {
+			_, err := Recv(c, make([]byte, 1), 4, 0) // never sent
+			return err
 		}
-		for i, b := range de.Blocked {
-			want := "in Barrier"
-			if i == 3 {
-				want = "in Recv"
-			}
-			if !strings.Contains(b, want) {
-				t.Fatalf("blocked[%d] = %q, want it to say %q", i, b, want)
-			}
+		return c.Barrier()
+	})
+	var de *DeadlockError
+	if !errors.As(err, &de) || len(de.Blocked) != 5 {
+		t.Fatalf("got %v", err)
+	}
+	for i, b := range de.Blocked {
+		want := "in Barrier"
+		if i == 3 {
+			want = "in Recv"
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("deadlock not reported within 20 s")
+		if !strings.Contains(b, want) {
+			t.Fatalf("blocked[%d] = %q, want it to say %q", i, b, want)
+		}
 	}
 }
 
@@ -237,23 +237,15 @@ func TestBulkBarrierRankFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- v.Run(func(c *Comm) error {
-			if c.Rank() == 2 {
-				time.Sleep(50 * time.Millisecond) // the others are at the gate by now
-				return errors.New("rank 2 gives up")
-			}
-			return c.Barrier()
-		})
-	}()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "rank 2 gives up") {
-			t.Fatalf("got %v", err)
+	err = runVirtualWithin(t, v, func(c *Comm) error {
+		if c.Rank() == 2 {
+			time.Sleep(50 * time.Millisecond) // the others are at the gate by now
+			return errors.New("rank 2 gives up")
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the job did not end within 20 s")
+		return c.Barrier()
+	})
+	if err == nil || !strings.Contains(err.Error(), "rank 2 gives up") {
+		t.Fatalf("got %v", err)
 	}
 }
 
