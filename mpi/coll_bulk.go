@@ -12,19 +12,19 @@ import (
 // Collectives computed without their messages (virtual mode).
 //
 // A collective's messages in a virtual run cost the host far more than the
-// model's arithmetic: each wakes its receiver's goroutine and touches some
-// fifty cache lines of request, inbox, frame and stack (docs/model.md,
-// "What grows with P"), so at a million ranks the run is bound by memory,
-// not by the model. When every rank of the job is a goroutine of this
-// process, a collective on COMM_WORLD needs none of that: its ranks meet at
-// a gate, and the last to arrive runs every rank's part of the algorithm
-// on their clocks, round by round, calling the same event points with the
-// same arguments in the same order as the message path would (the order
-// in which each message reaches the host after its receive is posted and
-// is dealt with in the waiting phase, which Algorithm 3 and the DR rule
-// make equal to every other host order). The prediction is the same to
-// the last bit, and each rank parks once per collective instead of once
-// per round.
+// model's arithmetic: each wakes its receiver's goroutine and touches
+// dozens of cache lines of request, inbox, frame and stack (docs/model.md,
+// "What grows with P" has the counts), so at a million ranks the run is
+// bound by memory, not by the model. When every rank of the job is a
+// goroutine of this process, a collective on COMM_WORLD needs none of
+// that: its ranks meet at a gate, and the last to arrive runs every rank's
+// part of the algorithm on their clocks, round by round, calling the same
+// event points with the same arguments in the same order as the message
+// path would (the order in which each message reaches the host after its
+// receive is posted and is dealt with in the waiting phase, which
+// Algorithm 3 and the DR rule make equal to every other host order). The
+// prediction is the same to the last bit, and each rank parks once per
+// collective instead of once per round.
 //
 // The path is taken only where it cannot differ: a rank arriving with
 // anything the message path's waits would touch (a frame in its inbox,

@@ -465,8 +465,9 @@ func (w *world) watchDeadlock(stop <-chan struct{}) {
 // It fills naps (one per rank) with the naps they are in (finished ranks
 // count as 0). It looks first at the rank the last scan found awake, which
 // is usually still awake: most scans then cost one rank, not a pass over
-// a million (the watcher's passes were a sixth of a million-rank run's
-// processor time). Only the watcher calls it.
+// every rank up to the first awake one, which at a million ranks parked
+// at the bulk gate cost the run much of its processor time (docs/model.md,
+// "Collectives computed at the gate"). Only the watcher calls it.
 func (w *world) allAsleep(naps []uint64) (ok bool) {
 	if w.bulk.computing() {
 		return false // a rank computes a collective for the others (coll_bulk.go)
