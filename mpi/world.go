@@ -138,12 +138,23 @@ type world struct {
 // rank is one MPI process: its engine state. All fields but the atomics are
 // touched only by the rank's goroutine.
 type rank struct {
-	w           *world
-	id          int
-	inbox       *transport.Inbox
-	out         transport.Transport
-	clock       eventClock
-	virtual     bool
+	w       *world
+	id      int
+	inbox   *transport.Inbox
+	out     transport.Transport
+	clock   eventClock
+	virtual bool
+
+	// What every message touches, sender and receiver, together on the
+	// line after the one above (collectives at the bulk gate touch little
+	// else of a rank).
+	settled     bool    // the current poll's answer is final
+	settleGuess bool    // ... speculatively (no confirmed quiescence)
+	nextID      uint64  // the last request id given
+	waitEpoch   uint64  // the current waiting phase's mark on its requests
+	window      float64 // no message can reach any rank before this time until this rank sends (virtual_window.go)
+	stats       rankStats
+
 	eagerLimit  int // to ranks hosted by this process
 	eagerRemote int // to ranks of other processes
 	// targetEager, in virtual mode, is the target machine's eager limit
@@ -151,28 +162,23 @@ type rank struct {
 	// real mode, so a real send pays one nil check for it.
 	targetEager func(src, dst int) int
 
-	posted      []*Request          // posted receives, in posting order
-	unexpected  []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
-	early       []earlyMsg          // Algorithm 2's early queue (virtual mode), arrival order
-	probe       *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
-	probeHit    *transport.Frame    // the frame a deferred Probe was decided for (virtual_sensitive.go)
-	deferrals   int                 // deferred receives and Probes not yet decided
-	forgotAt    float64             // the world's settled time when the clock last forgot (forgetSettled)
-	polling     bool                // a poll waits for the job to settle (virtual_sensitive.go)
-	pollAt      float64             // the virtual time it answers for
-	settled     bool                // the current poll's answer is final
-	settleGuess bool                // ... speculatively (no confirmed quiescence)
-	pollCost    float64             // virtual time a poll takes
-	pick        *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
-	trace       *tracer             // the rank's timeline (trace.go); nil when not traced
-	rec         *recorder           // the rank's record (record.go); nil when not recording
-	window      float64             // no message can reach any rank before this time until this rank sends (virtual_window.go)
-	sends       map[uint64]*Request // rendezvous sends waiting for their ACK; nil until the first
-	recvs       map[uint64]*Request // matched receives waiting for rendezvous DATA; nil until the first
-	nextID      uint64
-	waitEpoch   uint64
-	anyCursor   int
-	bulkSeq     uint64 // collectives on COMM_WORLD that went to the bulk gate (coll_bulk.go)
+	posted     []*Request          // posted receives, in posting order
+	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
+	early      []earlyMsg          // Algorithm 2's early queue (virtual mode), arrival order
+	probe      *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
+	probeHit   *transport.Frame    // the frame a deferred Probe was decided for (virtual_sensitive.go)
+	deferrals  int                 // deferred receives and Probes not yet decided
+	forgotAt   float64             // the world's settled time when the clock last forgot (forgetSettled)
+	polling    bool                // a poll waits for the job to settle (virtual_sensitive.go)
+	pollAt     float64             // the virtual time it answers for
+	pollCost   float64             // virtual time a poll takes
+	pick       *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
+	trace      *tracer             // the rank's timeline (trace.go); nil when not traced
+	rec        *recorder           // the rank's record (record.go); nil when not recording
+	sends      map[uint64]*Request // rendezvous sends waiting for their ACK; nil until the first
+	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA; nil until the first
+	anyCursor  int
+	bulkSeq    uint64 // collectives on COMM_WORLD that went to the bulk gate (coll_bulk.go)
 
 	blockReq *Request     // reused by blocking Send and Recv, which finish with it before returning; nil until the first (blockRequest)
 	spare    *collSpare   // reused by blocking collectives (coll.go); nil until the first needs it
@@ -184,7 +190,6 @@ type rank struct {
 	blockedIn atomic.Uint64 // call.packed() while parked, 0 otherwise
 	call      userCall      // the user-level call the rank is in (calls.go)
 	nbc       nbcState      // outstanding nonblocking collectives (schedule.go)
-	stats     rankStats
 	stallState
 }
 
