@@ -270,29 +270,42 @@ func (g *bulkGate) forget(ranks []*rank) {
 }
 
 // bulkBarrier is Barrier's dissemination algorithm computed at the gate:
-// for each round, every rank's exchange as exchange runs it (its receive
-// posted, its empty message sent), then every rank's waiting phase, which
-// deals with the message from rank-2^k. It reports false when the
+// in each round every rank's exchange as exchange runs it (its receive
+// posted, its empty message sent to rank+2^k, then its waiting phase,
+// which deals with the message from rank-2^k). It reports false when the
 // collective must run by messages.
+//
+// A round touches each rank once, not once to send and once to wait:
+// within its share a worker sends and waits rank by rank, in rank order,
+// so the message from rank-2^k has been sent when rank's wait deals with
+// it, except for messages from another share or from the top of the ring
+// (rank-2^k+n). Those come from the last 2^k ranks of a share, which
+// every worker sends first, before any waits.
 func (c *Comm) bulkBarrier(g *bulkGate) bool {
 	r := c.r
 	return g.meet(r, true, nil, func() {
 		ranks := r.w.ranks
 		n := len(ranks)
 		arrival, posted := g.scratch(n)
+		send := func(i, mask int, w *bulkWorker) {
+			posted[i] = ranks[i].bulkPost()
+			dst := i + mask
+			if dst >= n {
+				dst -= n
+			}
+			arrival[dst] = ranks[i].bulkSend(&w.hdr, dst, 0)
+		}
 		for mask := 1; mask < n; mask <<= 1 {
 			g.parallel(n, func(lo, hi int, w *bulkWorker) {
-				for i := lo; i < hi; i++ {
-					posted[i] = ranks[i].bulkPost()
-					dst := i + mask
-					if dst >= n {
-						dst -= n
-					}
-					arrival[dst] = ranks[i].bulkSend(&w.hdr, dst, 0)
+				for i := max(lo, hi-mask); i < hi; i++ {
+					send(i, mask, w)
 				}
 			})
 			g.parallel(n, func(lo, hi int, w *bulkWorker) {
 				for i := lo; i < hi; i++ {
+					if i < hi-mask {
+						send(i, mask, w)
+					}
 					src := i - mask
 					if src < 0 {
 						src += n
@@ -424,7 +437,6 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 	size := len(g.accs[0])
 	pof2 := pof2Below(n)
 	rem := n - pof2
-	arrival, posted := g.scratch(n)
 	// foldIn: the even rank of each pair below 2*rem sends its
 	// contribution to the odd one, which combines (lower ranks on the
 	// left).
@@ -437,28 +449,25 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 			g.rds[odd].apply(tmp[0], g.accs[odd])
 		}
 	})
+	// The rounds, a pair of partners at a time: both post and send, then
+	// both wait, then both combine, each from the other's partial result
+	// before the round (me < peer: me combines acc ∘ peer's, peer
+	// combines me's ∘ acc).
 	for mask := 1; mask < pof2; mask <<= 1 {
-		g.parallel(pof2, func(lo, hi int, w *bulkWorker) {
-			for nr := lo; nr < hi; nr++ {
-				me, dst := oldRank(nr, rem), oldRank(nr^mask, rem)
-				posted[me] = ranks[me].bulkPost()
-				arrival[dst] = ranks[me].bulkSend(&w.hdr, dst, size)
-			}
-		})
-		g.parallel(pof2, func(lo, hi int, w *bulkWorker) {
+		g.parallel(pof2/2, func(lo, hi int, w *bulkWorker) {
 			tmp := w.scratch(size)
-			for nr := lo; nr < hi; nr++ {
-				me, src := oldRank(nr, rem), oldRank(nr^mask, rem)
-				ranks[me].bulkWait(&w.hdr, src, arrival[me], size, posted[me])
-				if me > src {
-					continue // combined with its lower partner, in the same share or another
-				}
-				// me < src: me combines acc ∘ src's, src combines me's ∘ acc,
-				// each from the other's partial result before the round.
+			for k := lo; k < hi; k++ {
+				nr := k&(mask-1) | (k&^(mask-1))<<1 // k with a 0 inserted at mask's bit
+				me, peer := oldRank(nr, rem), oldRank(nr|mask, rem)
+				pm, pp := ranks[me].bulkPost(), ranks[peer].bulkPost()
+				tm := ranks[me].bulkSend(&w.hdr, peer, size)
+				tp := ranks[peer].bulkSend(&w.hdr, me, size)
+				ranks[me].bulkWait(&w.hdr, peer, tp, size, pm)
+				ranks[peer].bulkWait(&w.hdr, me, tm, size, pp)
 				copy(tmp[0], g.accs[me])
-				copy(tmp[1], g.accs[src])
+				copy(tmp[1], g.accs[peer])
 				g.rds[me].applyRev(g.accs[me], tmp[1])
-				g.rds[src].apply(tmp[0], g.accs[src])
+				g.rds[peer].apply(tmp[0], g.accs[peer])
 			}
 		})
 	}
