@@ -211,9 +211,9 @@ var minBulkShare = 4096
 // parallel runs fn over [0, n) cut into contiguous shares, one per worker
 // (up to GOMAXPROCS: the other ranks wait at the gate, so the processors
 // are free), and returns when all are done. Each share's worker has
-// scratch of its own, g.work[w]. The ranks' steps within a pass do not
-// depend on each other, and each rank's are in one share, in its order.
-// It returns how many workers there were.
+// scratch of its own, g.work[w]. fn must not depend on what another
+// share's worker does in the same call; calls with the same n cut the same
+// shares. It returns how many workers there were.
 func (g *bulkGate) parallel(n int, fn func(lo, hi int, w *bulkWorker)) (workers int) {
 	workers = min(runtime.GOMAXPROCS(0), max(n/minBulkShare, 1))
 	if len(g.work) < workers {
@@ -244,8 +244,8 @@ func (g *bulkGate) parallel(n int, fn func(lo, hi int, w *bulkWorker)) (workers 
 // before the earliest clock of all (nor before a frame still unmatched in
 // the rank's unexpected queue, counted as forgetSettled counts it). That
 // is ForgetBefore's condition, which keeps every answer the lookup can
-// still give; a history that grew by some waits a collective stays that
-// short, where the message path lets it grow to historyCap.
+// still give. So a rank keeps a few spans after each collective, where by
+// messages its history grows with every wait, up to historyCap.
 func (g *bulkGate) forget(ranks []*rank) {
 	workers := g.parallel(len(ranks), func(lo, hi int, w *bulkWorker) {
 		w.least = math.Inf(1)
