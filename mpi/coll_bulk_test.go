@@ -412,3 +412,42 @@ func TestBulkForgetsWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkChargesNoComputation: measured computation (cpu-scale > 0) is
+// what the program does between its calls. A collective at the gate
+// charges none of the host's work inside it, so a rank that makes k
+// Barriers and Allreduces computes k+1 bursts; by its messages, outside
+// the gate's bracket, the steps' gaps were charged too.
+func TestBulkChargesNoComputation(t *testing.T) {
+	const n, burst = 8, 1e-4
+	run := func(opts ...Option) []RankRecord {
+		v, err := NewVirtual(tianhe1a(t), n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.newMeter = func(int) vtime.Meter { return &scriptedMeter{burst: burst, bursts: new(int)} }
+		if err := runVirtualWithin(t, v, func(c *Comm) error {
+			x, y := []float64{1}, make([]float64, 1)
+			for range 3 {
+				if err := c.Barrier(); err != nil {
+					return err
+				}
+				if err := Allreduce(c, x, y, Sum); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, opts...); err != nil {
+			t.Fatal(err)
+		}
+		return v.Results()
+	}
+	for i, r := range run() {
+		if want := 7 * burst; math.Abs(r.Computation-want) > 1e-12 {
+			t.Fatalf("rank %d computed %g s at the gate, want %g (7 bursts)", i, r.Computation, want)
+		}
+	}
+	if r := run(withMessageCollectives())[0]; r.Computation <= 7*burst {
+		t.Fatalf("by messages rank 0 computed %g s: the steps' gaps should count", r.Computation)
+	}
+}
