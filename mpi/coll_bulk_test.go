@@ -135,10 +135,7 @@ func countBulk(t *testing.T) *int {
 // reaches a rank while it waits at the gate, or after, is dealt with as
 // the message path deals with one that reaches the host late.
 func TestBulkBarrierFallsBack(t *testing.T) {
-	m, err := vtime.Preset("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := tianhe1a(t)
 	prog := func(c *Comm) error {
 		buf := make([]int, 4)
 		q, err := c.Ibarrier()
@@ -196,15 +193,7 @@ func TestBulkBarrierFallsBack(t *testing.T) {
 // the others waiting at the gate, and the deadlock is reported with the
 // call they wait in.
 func TestBulkBarrierDeadlock(t *testing.T) {
-	m, err := vtime.Preset("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := NewVirtual(m, 5, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = runVirtualWithin(t, v, func(c *Comm) error {
+	err := runVirtualWithin(t, tianhe1aVirtual(t, 5, 0), func(c *Comm) error {
 		if c.Rank() == 3 {
 			_, err := Recv(c, make([]byte, 1), 4, 0) // never sent
 			return err
@@ -229,15 +218,7 @@ func TestBulkBarrierDeadlock(t *testing.T) {
 // TestBulkBarrierRankFails: a rank that fails while the others wait at
 // the gate ends the job with its error.
 func TestBulkBarrierRankFails(t *testing.T) {
-	m, err := vtime.Preset("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := NewVirtual(m, 6, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = runVirtualWithin(t, v, func(c *Comm) error {
+	err := runVirtualWithin(t, tianhe1aVirtual(t, 6, 0), func(c *Comm) error {
 		if c.Rank() == 2 {
 			time.Sleep(50 * time.Millisecond) // the others are at the gate by now
 			return errors.New("rank 2 gives up")
@@ -326,10 +307,7 @@ func TestBulkParallelMatchesMessages(t *testing.T) {
 	}(minBulkShare, runtime.GOMAXPROCS(4))
 	minBulkShare = 16
 	computed := countBulk(t)
-	m, err := vtime.Preset("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := tianhe1a(t)
 	for _, n := range []int{64, 100, 1000} {
 		prog := func(got [][]uint64) func(c *Comm) error {
 			return func(c *Comm) error {
@@ -361,26 +339,8 @@ func TestBulkBarrierWhileOthersStall(t *testing.T) {
 	m := tianhe1a(t)
 	const s = 1 << 20
 	prog := func(c *Comm) error {
-		a, b := make([]byte, s), make([]byte, s)
-		switch c.Rank() {
-		case 0: // TestVirtualStallResolved's stall
-			q, err := Isend(c, a, 12, 1)
-			if err != nil {
-				return err
-			}
-			if err := Send(c, b, 12, 2); err != nil {
-				return err
-			}
-			if _, err := q.Wait(); err != nil {
-				return err
-			}
-		case 12:
-			if _, err := Recv(c, a, 0, 1); err != nil {
-				return err
-			}
-			if _, err := Recv(c, b, 0, 2); err != nil {
-				return err
-			}
+		if err := stallPair(c, s); err != nil {
+			return err
 		}
 		if err := c.Barrier(); err != nil {
 			return err

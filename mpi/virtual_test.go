@@ -562,28 +562,7 @@ func TestVirtualStallResolved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = v.Run(func(c *Comm) error {
-			a, b := make([]byte, s), make([]byte, s)
-			switch c.Rank() {
-			case 0:
-				q, err := Isend(c, a, 12, 1)
-				if err != nil {
-					return err
-				}
-				if err := Send(c, b, 12, 2); err != nil {
-					return err
-				}
-				_, err = q.Wait()
-				return err
-			case 12:
-				if _, err := Recv(c, a, 0, 1); err != nil {
-					return err
-				}
-				_, err := Recv(c, b, 0, 2)
-				return err
-			}
-			return nil
-		})
+		err = v.Run(func(c *Comm) error { return stallPair(c, s) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,6 +570,32 @@ func TestVirtualStallResolved(t *testing.T) {
 			t.Fatalf("run %d: predicted %.12g, want %.12g", run, got, want)
 		}
 	}
+}
+
+// stallPair is TestVirtualStallResolved's exchange of two messages of s
+// bytes from rank 0 to rank 12 (a pending rendezvous Isend, then a
+// blocking Send); the other ranks do nothing.
+func stallPair(c *Comm, s int) error {
+	a, b := make([]byte, s), make([]byte, s)
+	switch c.Rank() {
+	case 0:
+		q, err := Isend(c, a, 12, 1)
+		if err != nil {
+			return err
+		}
+		if err := Send(c, b, 12, 2); err != nil {
+			return err
+		}
+		_, err = q.Wait()
+		return err
+	case 12:
+		if _, err := Recv(c, a, 0, 1); err != nil {
+			return err
+		}
+		_, err := Recv(c, b, 0, 2)
+		return err
+	}
+	return nil
 }
 
 // TestVirtualNonOvertaking: frames that go to the early queue are matched
