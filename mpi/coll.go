@@ -257,14 +257,30 @@ func (c *Comm) Barrier() error {
 		return err
 	}
 	c.enter(callBarrier, 0, 0)
-	defer c.leave()
-	if g := c.bulkGateFor(); g != nil {
+	// No defers: a rank sleeping at the gate has this frame on its stack,
+	// and theirs would make it larger (coll_bulk.go, meet). Nothing below
+	// leaves but by returning, or by the rank's end (an abort's Goexit, a
+	// panic that fails the job), after which neither bracket matters.
+	var err error
+	if g := c.bulkGateFor(); g == nil {
+		err = c.barrierByMessages()
+	} else {
 		c.r.clock.EnterEngine() // for the message path too, if it falls back (coll_bulk.go)
-		defer c.r.clock.LeaveEngine()
-		if c.bulkBarrier(g) {
-			return nil
+		if !g.meet(c.r, bulkBarrier, true) {
+			err = c.barrierByMessages()
 		}
+		c.r.clock.LeaveEngine()
 	}
+	c.leave()
+	return err
+}
+
+// barrierByMessages is Barrier's dissemination algorithm. Out of line: a
+// rank sleeping at the gate has Barrier's frame on its stack, not this
+// one's (coll_bulk.go, meet).
+//
+//go:noinline
+func (c *Comm) barrierByMessages() error {
 	n, me := c.Size(), c.rank
 	var failed schedErr
 	for mask := 1; mask < n; mask <<= 1 {

@@ -72,7 +72,22 @@ type bulkWorker struct {
 type bulkSlot struct {
 	arrived atomic.Int64
 	state   atomic.Int32
-	_       [64 - 12]byte // the two slots' counters on lines of their own
+	// over reports whether a rank waiting at the slot may leave: made
+	// once, so that meet does not make a closure on its frame.
+	over func() bool
+	_    [64 - 24]byte // the two slots' counters on lines of their own
+}
+
+func newBulkGate(w *world) *bulkGate {
+	g := new(bulkGate)
+	for i := range g.slots {
+		s := &g.slots[i]
+		s.over = func() bool {
+			st := s.state.Load()
+			return st == gateDone || st == gateFallback || w.aborted.Load()
+		}
+	}
+	return g
 }
 
 // A slot's states.
@@ -109,11 +124,19 @@ func (r *rank) bulkReady() bool {
 		r.inbox.Empty()
 }
 
-// meet brings rank r to the gate for its next collective on COMM_WORLD;
-// ready says whether r's part may be computed there (bulkReady and what
-// the collective itself needs). The last rank to arrive asks check whether
-// the ranks' arguments agree, then runs compute (every rank's part); any
-// rank not ready, or check's refusal, makes the collective fall back. It
+// bulkOp is a collective the gate computes.
+type bulkOp uint8
+
+const (
+	bulkBarrier bulkOp = iota
+	bulkAllreduce
+)
+
+// meet brings rank r to the gate for its next collective on COMM_WORLD,
+// op; ready says whether r's part may be computed there (bulkReady and
+// what the collective itself needs). The last rank to arrive computes
+// every rank's part (computeAll), unless a rank was not ready or the
+// ranks' arguments disagree, which makes the collective fall back. It
 // reports whether the collective was computed; false means the caller runs
 // the message path. The caller has r's clock inside the engine (EnterEngine)
 // for the whole collective, the message path too if it falls back, so that
@@ -125,35 +148,19 @@ func (r *rank) bulkReady() bool {
 // started (Barrier, Allreduce): a rank that falls back may otherwise reach
 // its next collective before the last rank has arrived at this one and
 // reset the slot that one will use.
-func (g *bulkGate) meet(r *rank, ready bool, check func() bool, compute func()) bool {
+//
+// Every rank but one sleeps here, so the frames from the rank's goroutine
+// down to its sleep are what decides whether its stack stays at the
+// runtime's 2 KiB (docs/model.md, "What a virtual rank's bytes are"): meet
+// takes no closures, and the last rank's work is in computeAll.
+func (g *bulkGate) meet(r *rank, op bulkOp, ready bool) bool {
 	s := &g.slots[r.bulkSeq&1]
-	other := &g.slots[(r.bulkSeq+1)&1]
 	r.bulkSeq++
 	if !ready || !r.bulkReady() {
 		g.fallBack(r.w, s)
 	}
 	if s.arrived.Add(1) == int64(r.w.size) {
-		// Every rank has left the collective before this one.
-		other.arrived.Store(0)
-		other.state.Store(gateOpen)
-		if check != nil && s.state.Load() == gateOpen && !check() {
-			g.fallBack(r.w, s)
-		}
-		if !s.state.CompareAndSwap(gateOpen, gateComputing) {
-			return false
-		}
-		compute()
-		g.forget(r.w.ranks)
-		if h := testHookBulkComputed; h != nil {
-			h(r.bulkSeq)
-		}
-		s.state.Store(gateDone)
-		for _, o := range r.w.ranks {
-			if o != r {
-				o.inbox.Kick()
-			}
-		}
-		return true
+		return g.computeAll(r, s, op)
 	}
 	for {
 		switch st := s.state.Load(); {
@@ -171,12 +178,44 @@ func (g *bulkGate) meet(r *rank, ready bool, check func() bool, compute func()) 
 			continue
 		}
 		r.blockedIn.Store(r.call.packed()) // asleep in a call, for the deadlock and stall detection
-		r.inbox.Park(func() bool {
-			st := s.state.Load()
-			return st == gateDone || st == gateFallback || r.w.aborted.Load()
-		})
+		r.inbox.Park(s.over)
 		r.blockedIn.Store(0)
 	}
+}
+
+// computeAll is the last rank's part at the gate, in slot s: every rank
+// has arrived at collective op, so none still reads the other slot, which
+// it resets for the next collective. Unless the collective falls back, it
+// computes every rank's part, trims their histories and wakes them.
+//
+//go:noinline
+func (g *bulkGate) computeAll(r *rank, s *bulkSlot, op bulkOp) bool {
+	other := &g.slots[r.bulkSeq&1] // r.bulkSeq is already the next collective's
+	other.arrived.Store(0)
+	other.state.Store(gateOpen)
+	if op == bulkAllreduce && s.state.Load() == gateOpen && !g.sameSizes() {
+		g.fallBack(r.w, s)
+	}
+	if !s.state.CompareAndSwap(gateOpen, gateComputing) {
+		return false
+	}
+	switch op {
+	case bulkBarrier:
+		g.barrier(r.w.ranks)
+	case bulkAllreduce:
+		g.allreduce(r.w.ranks)
+	}
+	g.forget(r.w.ranks)
+	if h := testHookBulkComputed; h != nil {
+		h(r.bulkSeq)
+	}
+	s.state.Store(gateDone)
+	for _, o := range r.w.ranks {
+		if o != r {
+			o.inbox.Kick()
+		}
+	}
+	return true
 }
 
 // computing reports whether a rank is computing a collective at the gate
@@ -186,7 +225,10 @@ func (g *bulkGate) computing() bool {
 }
 
 // fallBack makes the collective of slot s run by messages, unless its
-// computation has begun, and wakes the ranks waiting at the gate.
+// computation has begun, and wakes the ranks waiting at the gate. Out of
+// line: its loop would add to meet's frame.
+//
+//go:noinline
 func (g *bulkGate) fallBack(w *world, s *bulkSlot) {
 	if s.state.CompareAndSwap(gateOpen, gateFallback) {
 		for _, o := range w.ranks {
@@ -269,11 +311,10 @@ func (g *bulkGate) forget(ranks []*rank) {
 	})
 }
 
-// bulkBarrier is Barrier's dissemination algorithm computed at the gate:
+// barrier is Barrier's dissemination algorithm computed at the gate:
 // in each round every rank's exchange as exchange runs it (its receive
 // posted, its empty message sent to rank+2^k, then its waiting phase,
-// which deals with the message from rank-2^k). It reports false when the
-// collective must run by messages.
+// which deals with the message from rank-2^k).
 //
 // A round touches each rank once, not once to send and once to wait:
 // within its share a worker sends and waits rank by rank, in rank order,
@@ -281,40 +322,36 @@ func (g *bulkGate) forget(ranks []*rank) {
 // it, except for messages from another share or from the top of the ring
 // (rank-2^k+n). Those come from the last 2^k ranks of a share, which
 // every worker sends first, before any waits.
-func (c *Comm) bulkBarrier(g *bulkGate) bool {
-	r := c.r
-	return g.meet(r, true, nil, func() {
-		ranks := r.w.ranks
-		n := len(ranks)
-		arrival, posted := g.scratch(n)
-		send := func(i, mask int, w *bulkWorker) {
-			posted[i] = ranks[i].bulkPost()
-			dst := i + mask
-			if dst >= n {
-				dst -= n
-			}
-			arrival[dst] = ranks[i].bulkSend(&w.hdr, dst, 0)
+func (g *bulkGate) barrier(ranks []*rank) {
+	n := len(ranks)
+	arrival, posted := g.scratch(n)
+	send := func(i, mask int, w *bulkWorker) {
+		posted[i] = ranks[i].bulkPost()
+		dst := i + mask
+		if dst >= n {
+			dst -= n
 		}
-		for mask := 1; mask < n; mask <<= 1 {
-			g.parallel(n, func(lo, hi int, w *bulkWorker) {
-				for i := max(lo, hi-mask); i < hi; i++ {
+		arrival[dst] = ranks[i].bulkSend(&w.hdr, dst, 0)
+	}
+	for mask := 1; mask < n; mask <<= 1 {
+		g.parallel(n, func(lo, hi int, w *bulkWorker) {
+			for i := max(lo, hi-mask); i < hi; i++ {
+				send(i, mask, w)
+			}
+		})
+		g.parallel(n, func(lo, hi int, w *bulkWorker) {
+			for i := lo; i < hi; i++ {
+				if i < hi-mask {
 					send(i, mask, w)
 				}
-			})
-			g.parallel(n, func(lo, hi int, w *bulkWorker) {
-				for i := lo; i < hi; i++ {
-					if i < hi-mask {
-						send(i, mask, w)
-					}
-					src := i - mask
-					if src < 0 {
-						src += n
-					}
-					ranks[i].bulkWait(&w.hdr, src, arrival[i], 0, posted[i])
+				src := i - mask
+				if src < 0 {
+					src += n
 				}
-			})
-		}
-	})
+				ranks[i].bulkWait(&w.hdr, src, arrival[i], 0, posted[i])
+			}
+		})
+	}
 }
 
 // bulkPost is the starting phase of a receive that no frame has reached:
@@ -365,21 +402,27 @@ func (r *rank) bulkEmptyWait() {
 	r.clock.WaitEnd()
 }
 
-// bulkAllreduce is allreduceRecDbl computed at the gate, for a builtin
+// Allreduce at the gate (allreduce, in coll_reduce.go, brings a rank
+// there) is allreduceRecDbl computed for every rank, for a builtin
 // operation whose messages are all eager on the target: the fold of the
 // ranks above the largest power of two, the recursive-doubling exchanges,
 // and the fold back, each rank's steps as blockingSend, blockingRecv and
-// exchange run them, combining the same bytes in the same order. acc holds
-// the rank's contribution and receives the result. It reports false when
-// the collective must run by messages.
-func (c *Comm) bulkAllreduce(g *bulkGate, acc []byte, rd *reduction) bool {
+// exchange run them, combining the same bytes in the same order
+// (bulkGate.allreduce).
+
+// allreduceArgs leaves the rank's arguments to an Allreduce at the gate,
+// acc (its contribution, to receive the result) and rd, and reports
+// whether its part may be computed there. The rank takes acc back once it
+// leaves the gate (its buffer is not the gate's to keep). Out of line, and
+// before the rank arrives: its frame is gone by the time the rank sleeps
+// there (meet).
+//
+//go:noinline
+func (g *bulkGate) allreduceArgs(c *Comm, acc []byte, rd *reduction) (ready bool) {
 	r := c.r
 	g.argsFor(r.w.size)
 	g.accs[c.rank], g.rds[c.rank] = acc, *rd
-	ready := rd.builtin && r.eagerToPartners(c.rank, c.Size(), len(acc))
-	ok := g.meet(r, ready, g.sameSizes, func() { g.allreduce(r.w.ranks) })
-	g.accs[c.rank] = nil // the rank's buffer is not the gate's to keep
-	return ok
+	return rd.builtin && r.eagerToPartners(c.rank, c.Size(), len(acc))
 }
 
 // argsFor makes the per-rank argument arrays; every rank calls it before

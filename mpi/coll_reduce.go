@@ -41,31 +41,49 @@ func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
 
 // Allreduce combines send of every rank with op into recv of every rank
 // (MPI_Allreduce). recv must hold at least len(send) elements.
+//
+// Allreduce and AllreduceInPlace have no defers, and their argument
+// checks are out of line (startAllreduce): a rank sleeping at the gate has
+// their frames on its stack (coll_bulk.go, meet).
 func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
-	c.enter(callAllreduce, 0, 0)
-	defer c.leave()
-	noteRed[T](c, op, false, false, len(send))
-	rd, err := reductionFor[T](op)
-	if err != nil {
-		return err
+	rd, err := startAllreduce[T](c, op, false, len(send), len(recv))
+	if err == nil {
+		recv = recv[:len(send)]
+		copy(recv, send)
+		err = c.allreduceAcc(asBytes(recv), &rd)
 	}
-	if len(recv) < len(send) {
-		return errorf(ClassCount, "Allreduce: receive buffer of %d elements is shorter than the %d sent", len(recv), len(send))
-	}
-	return c.allreduce(asBytes(send), asBytes(recv[:len(send)]), &rd)
+	c.leave()
+	return err
 }
 
 // AllreduceInPlace is Allreduce with MPI_IN_PLACE: buf holds the rank's
 // contribution and is replaced by the result.
 func AllreduceInPlace[T Numeric](c *Comm, buf []T, op Op) error {
-	c.enter(callAllreduce, 0, 0)
-	defer c.leave()
-	noteRed[T](c, op, true, false, len(buf))
-	rd, err := reductionFor[T](op)
-	if err != nil {
-		return err
+	rd, err := startAllreduce[T](c, op, true, len(buf), len(buf))
+	if err == nil {
+		err = c.allreduceAcc(asBytes(buf), &rd)
 	}
-	return c.allreduce(asBytes(buf), asBytes(buf), &rd)
+	c.leave()
+	return err
+}
+
+// startAllreduce enters an Allreduce of count elements of T into room
+// (for the trace and the record) and returns op's reduction, or what is
+// wrong with the arguments or the communicator (begin). The caller leaves
+// the call whatever it returns.
+//
+//go:noinline
+func startAllreduce[T Numeric](c *Comm, op Op, inPlace bool, count, room int) (reduction, error) {
+	c.enter(callAllreduce, 0, 0)
+	noteRed[T](c, op, inPlace, false, count)
+	rd, err := reductionFor[T](op)
+	if err == nil && room < count {
+		err = errorf(ClassCount, "Allreduce: receive buffer of %d elements is shorter than the %d sent", room, count)
+	}
+	if err == nil {
+		err = c.begin()
+	}
+	return rd, err
 }
 
 // reduce combines data of every rank into out at root (out may alias data).
@@ -302,39 +320,64 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 	if len(data)%rd.size != 0 {
 		return errorf(ClassCount, "Allreduce: buffer of %d bytes is not whole elements", len(data))
 	}
-	n, count := c.Size(), len(data)/rd.size
 	copy(out, data)
+	return c.allreduceAcc(out, rd)
+}
+
+// allreduceAcc is allreduce once acc holds the rank's contribution, of
+// whole elements, on a communicator begin has checked: it receives the
+// result.
+func (c *Comm) allreduceAcc(acc []byte, rd *reduction) error {
+	a, err := c.allreduceAlgo(len(acc), rd)
+	if err != nil || a == algoAuto {
+		return err
+	}
+	if g := c.bulkGateFor(); g != nil && a == algoRecDbl {
+		// No defer: see Barrier.
+		c.r.clock.EnterEngine() // for the message path too, if it falls back (coll_bulk.go)
+		ok := g.meet(c.r, bulkAllreduce, g.allreduceArgs(c, acc, rd))
+		g.accs[c.rank] = nil
+		if !ok {
+			err = c.allreduceRecDbl(acc, rd)
+		}
+		c.r.clock.LeaveEngine()
+		return err
+	}
+	switch a {
+	case algoRing:
+		return c.allreduceRing(acc, rd)
+	case algoRabenseifner:
+		return c.allreduceRabenseifner(acc, rd)
+	}
+	return c.allreduceRecDbl(acc, rd)
+}
+
+// allreduceAlgo returns the algorithm an Allreduce of size bytes runs,
+// algoAuto when there is nothing to send (one rank, no elements), or the
+// error of a forced algorithm (GOMPI_COLL_ALGO). Out of line: see
+// Allreduce.
+//
+//go:noinline
+func (c *Comm) allreduceAlgo(size int, rd *reduction) (algo, error) {
+	n, count := c.Size(), size/rd.size
 	if n == 1 || count == 0 {
-		return nil
+		return algoAuto, nil
 	}
 	a, err := forced(collAllreduce)
 	if err != nil {
-		return err
+		return algoAuto, err
 	}
 	if !rd.commute || a == algoRabenseifner && count < pof2Below(n) {
 		a = algoRecDbl
 	}
 	if a == algoAuto {
 		a = algoRecDbl
-		if rd.builtin && len(data) > AllreduceShortMsgSize && count >= pof2Below(n) {
+		if rd.builtin && size > AllreduceShortMsgSize && count >= pof2Below(n) {
 			a = algoRabenseifner
 		}
 	}
-	c.traceAlgo(a, len(data))
-	if g := c.bulkGateFor(); g != nil && a == algoRecDbl {
-		c.r.clock.EnterEngine() // for the message path too, if it falls back (coll_bulk.go)
-		defer c.r.clock.LeaveEngine()
-		if c.bulkAllreduce(g, out, rd) {
-			return nil
-		}
-	}
-	switch a {
-	case algoRing:
-		return c.allreduceRing(out, rd)
-	case algoRabenseifner:
-		return c.allreduceRabenseifner(out, rd)
-	}
-	return c.allreduceRecDbl(out, rd)
+	c.traceAlgo(a, size)
+	return a, nil
 }
 
 // allreduceRecDbl: after the fold, log2(pof2) rounds in which rank swaps its

@@ -123,9 +123,10 @@ type world struct {
 	failOnce sync.Once
 	failure  error
 
-	alive  atomic.Int64         // hosted ranks whose function has not returned
-	spin   *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
-	stalls atomic.Int64         // virtual mode: parked ranks holding early messages others wait for (virtual_stall.go)
+	alive   atomic.Int64         // hosted ranks whose function has not returned
+	running sync.WaitGroup       // hosted ranks' goroutines that have not ended (run)
+	spin    *transport.SpinGroup // awake hosted ranks, to decide whether waiting ranks spin
+	stalls  atomic.Int64         // virtual mode: parked ranks holding early messages others wait for (virtual_stall.go)
 	// settledAt is the float64 bits of the latest time at which every rank
 	// was seen parked with no pending event before it (resolveStall): no
 	// message still to come arrives before it (forgetSettled).
@@ -187,6 +188,7 @@ type rank struct {
 	ctxUsed   ctxMask
 	worldComm *Comm
 	finished  atomic.Bool
+	returned  bool          // the user's function returned (main)
 	blockedIn atomic.Uint64 // call.packed() while parked, 0 otherwise
 	call      userCall      // the user-level call the rank is in (calls.go)
 	nbc       nbcState      // outstanding nonblocking collectives (schedule.go)
@@ -206,7 +208,7 @@ type rankStats struct {
 func newWorld(size, base, nlocal int, cfg *config) *world {
 	w := &world{size: size, base: base, start: time.Now(), eagerNet: cfg.eagerNet}
 	if cfg.clocks != nil && !cfg.messageColls {
-		w.bulk = new(bulkGate)
+		w.bulk = newBulkGate(w)
 	}
 	group := worldGroup(size) // immutable: the ranks share it
 	w.ranks = make([]*rank, nlocal)
@@ -288,73 +290,46 @@ func Run(n int, fn func(c *Comm) error, opts ...Option) error {
 
 // run starts a goroutine per hosted rank and waits for them.
 func (w *world) run(fn func(c *Comm) error) error {
-	var wg sync.WaitGroup
 	w.alive.Store(int64(len(w.ranks)))
 	stop := make(chan struct{})
 	if w.local {
 		go w.watchDeadlock(stop)
 	}
+	w.running.Add(len(w.ranks))
 	for _, r := range w.ranks {
-		wg.Add(1)
-		go func(r *rank) {
-			defer wg.Done()
-			if r.virtual {
-				growStack()
-			}
-			r.main(fn)
-		}(r)
+		go r.main(fn)
 	}
-	wg.Wait()
+	w.running.Wait()
 	close(stop)
 	return w.failure
 }
 
-// growStack grows its goroutine's stack from the runtime's 2 KiB to 4
-// KiB while the goroutine is two frames deep. A virtual rank waiting in
-// a blocking call is deeper than a 2 KiB stack allows (docs/model.md,
-// "What a virtual rank's bytes are"), so its stack grows anyway; growing
-// it there copies the whole chain of frames and looks up every frame's
-// pointers.
-//
-//go:noinline
-func growStack() {
-	var pad [1600]byte // with the runtime's guard, more than 2 KiB and less than 4
-	stackSink(&pad)
+// main is one rank's life: E_Start, the user's function, E_End. Its
+// frame is under every frame of the rank's calls, so what it does before
+// and after the user's function is out of line (coll_bulk.go, meet, says
+// why frames matter).
+func (r *rank) main(fn func(c *Comm) error) {
+	defer r.exit()
+	r.start()
+	r.finish(fn(r.worldComm))
+	r.returned = true
 }
 
+// start is the rank's E_Start.
+//
 //go:noinline
-func stackSink(p *[1600]byte) { p[0] = 1 }
-
-// main is one rank's life: E_Start, the user's function, E_End.
-func (r *rank) main(fn func(c *Comm) error) {
-	returned := false
-	defer func() {
-		r.finished.Store(true)
-		r.w.alive.Add(-1)
-		r.w.spin.Leave()
-		if r.virtual && r.w.local {
-			r.w.resolveStall(nil, false) // the last rank awake may leave a stall behind (virtual_stall.go)
-		} else if q := r.w.agent; q != nil {
-			q.poke()
-		}
-		if returned {
-			return
-		}
-		if a, ok := r.clock.(interface{ abandon() }); ok {
-			a.abandon() // a rank dying mid-burst gives back its CPU slot
-		}
-		if p := recover(); p != nil {
-			r.w.fail(&RankError{Rank: r.id, Err: fmt.Errorf("%v\n%s", p, debug.Stack()), Panic: true})
-		} else if !r.w.aborted.Load() {
-			// runtime.Goexit from user code (t.FailNow, say).
-			r.w.fail(&RankError{Rank: r.id, Err: errors.New("rank goroutine exited without returning")})
-		}
-	}()
+func (r *rank) start() {
 	r.clock.SimStart()
 	if r.trace != nil {
 		r.trace.last = r.traceNow()
 	}
-	err := fn(r.worldComm)
+}
+
+// finish ends a rank whose function returned err: buffered sends
+// delivered, E_End, its record.
+//
+//go:noinline
+func (r *rank) finish(err error) {
 	if err == nil {
 		// Buffered messages are delivered before the rank ends, as
 		// MPICH's MPI_Finalize delivers them (bsend.go).
@@ -370,7 +345,32 @@ func (r *rank) main(fn func(c *Comm) error) {
 	if err == nil {
 		r.endRecord() // after E_End, which ends the last burst
 	}
-	returned = true
+}
+
+// exit is deferred by main: the rank leaves the world, and one that did
+// not return (a panic, runtime.Goexit) fails the job.
+func (r *rank) exit() {
+	defer r.w.running.Done()
+	r.finished.Store(true)
+	r.w.alive.Add(-1)
+	r.w.spin.Leave()
+	if r.virtual && r.w.local {
+		r.w.resolveStall(nil, false) // the last rank awake may leave a stall behind (virtual_stall.go)
+	} else if q := r.w.agent; q != nil {
+		q.poke()
+	}
+	if r.returned {
+		return
+	}
+	if a, ok := r.clock.(interface{ abandon() }); ok {
+		a.abandon() // a rank dying mid-burst gives back its CPU slot
+	}
+	if p := recover(); p != nil {
+		r.w.fail(&RankError{Rank: r.id, Err: fmt.Errorf("%v\n%s", p, debug.Stack()), Panic: true})
+	} else if !r.w.aborted.Load() {
+		// runtime.Goexit from user code (t.FailNow, say).
+		r.w.fail(&RankError{Rank: r.id, Err: errors.New("rank goroutine exited without returning")})
+	}
 }
 
 // fail records the job's first failure and aborts it.

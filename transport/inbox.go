@@ -264,21 +264,23 @@ const handoffEvery = 32
 // SpinGroup are awake than there are processors (checked at each yield)
 // or when a Handoff source needs the processor, and naps when a bystander
 // does (AddBystander).
-func (ib *Inbox) Park(ready func() bool) {
-	spin := ib.spin
-	if ib.crowded() {
-		spin = Spin{}
-	}
-	if (spin.Checks > 0 || spin.For > 0) && ib.spinWait(spin, ready) {
-		return
-	}
-	ib.sleep(ready)
-}
+//
+// A virtual rank's goroutine sleeps here with the frames of its MPI call
+// above; Park and sleep keep their own frames small (spinWait, watch and
+// poll out of line) so that those frames fit the runtime's smallest stack
+// where they can (mpi's coll_bulk.go, meet).
+func (ib *Inbox) Park(ready func() bool) { ib.sleep(ready, true) }
 
-// spinWait spins as spin says and reports whether the wait is over (a
-// frame is queued, ready holds, or, in a Counted spin, a Kick came);
-// false means sleep now.
-func (ib *Inbox) spinWait(spin Spin, ready func() bool) bool {
+// spinWait spins as SetSpin says, unless the SpinGroup is crowded, and
+// reports whether the wait is over (a frame is queued, ready holds, or, in
+// a Counted spin, a Kick came); false means sleep now.
+//
+//go:noinline
+func (ib *Inbox) spinWait(ready func() bool) bool {
+	if !ib.Spins() || ib.crowded() {
+		return false
+	}
+	spin := ib.spin
 	over := ib.spinChecks(spin, ready)
 	if spin.Counted {
 		// Before Park returns, so before the owner takes a frame.
@@ -393,7 +395,7 @@ func (ib *Inbox) pollHandoffs() bool {
 }
 
 // Sleep waits like Park but without spinning first.
-func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready) }
+func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready, false) }
 
 // Asleep reports whether the owner is sleeping in Park (or spinning there,
 // with Spin.Counted) with nothing queued and no wake-up pending, and which
@@ -405,27 +407,48 @@ func (ib *Inbox) Asleep() (bool, uint64) {
 	return (ib.sleeping.Load() || ib.spinning.Load()) && ib.q.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
 }
 
-func (ib *Inbox) sleep(ready func() bool) {
-	ib.naps.Add(1)
-	ib.sleeping.Store(true)
-	ib.watch(true)
-	if !ib.q.empty() || ib.poll() || ready() {
-		ib.sleeping.Store(false)
-		ib.watch(false)
+// sleep is Park, and Sleep without spin.
+func (ib *Inbox) sleep(ready func() bool, spin bool) {
+	if spin && ib.spinWait(ready) {
 		return
 	}
-	if g := ib.group; g != nil {
+	ib.naps.Add(1)
+	ib.sleeping.Store(true)
+	polled := len(ib.pollers) > 0
+	if polled && ib.watchAndPoll() || !ib.q.empty() || ready() {
+		ib.sleeping.Store(false)
+		if polled {
+			ib.watch(false)
+		}
+		return
+	}
+	g := ib.group
+	if g != nil {
 		g.awake.Add(-1)
-		<-ib.wake
+	}
+	<-ib.wake
+	if g != nil {
 		g.awake.Add(1)
-	} else {
-		<-ib.wake
 	}
 	ib.sleeping.Store(false)
-	ib.watch(false)
+	if polled {
+		ib.watch(false)
+	}
+}
+
+// watchAndPoll tells the pollers that care that the owner goes to sleep,
+// then polls, and reports whether a poller delivered anything. Out of
+// line: see Park.
+//
+//go:noinline
+func (ib *Inbox) watchAndPoll() bool {
+	ib.watch(true)
+	return ib.poll()
 }
 
 // watch tells the pollers that care whether the owner sleeps.
+//
+//go:noinline
 func (ib *Inbox) watch(asleep bool) {
 	for _, p := range ib.pollers {
 		if w, ok := p.(SleepWatcher); ok {
