@@ -64,7 +64,8 @@ type bulkWorker struct {
 	hdr transport.Header
 	// tmp holds copies of two ranks' partial results in a round.
 	tmp [2][]byte
-	// least is the earliest clock of the worker's share (forget).
+	// least is the earliest clock of the worker's share (forget), or
+	// the earliest arrival in its share in the current round (roundBound).
 	least float64
 	_     [64]byte // workers' headers on lines of their own
 }
@@ -102,6 +103,10 @@ const (
 // gate has computed a collective, with its number (the first a world's
 // ranks bring to the gate is 1).
 var testHookBulkComputed func(seq uint64)
+
+// testHookBulkRound, when set (tests only), is called at the end of each
+// round of a collective the gate computes, with the world's ranks.
+var testHookBulkRound func(ranks []*rank)
 
 // bulkGateFor returns the gate a collective on c may use, or nil. The
 // answer depends only on the world and the communicator, so every rank of
@@ -302,13 +307,46 @@ func (g *bulkGate) forget(ranks []*rank) {
 	}
 	g.parallel(len(ranks), func(lo, hi int, _ *bulkWorker) {
 		for _, o := range ranks[lo:hi] {
-			t := least
-			for _, f := range o.unexpected {
-				t = min(t, f.Arrival)
-			}
-			o.clock.ForgetBefore(t)
+			forgetBefore(o, least)
 		}
 	})
+}
+
+// forgetBefore trims o's history of waits once no message still to reach
+// it arrives before bound, but for the frames still unmatched in its
+// unexpected queue.
+func forgetBefore(o *rank, bound float64) {
+	for _, f := range o.unexpected {
+		bound = min(bound, f.Arrival)
+	}
+	o.clock.ForgetBefore(bound)
+}
+
+// The rounds trim the ranks' histories too, not only forget at the end:
+// a rank's history grows by a wait each round, and at a million ranks
+// its array would double twice within the collective, which every rank
+// holds at once. A round's messages reach their ranks at times no
+// earlier than each receiver's clock once it has waited for them, so the
+// earliest arrival of a round (over every rank that receives in it) is a
+// bound on the clock of every rank that sends in the later rounds, which
+// is what forget's argument needs: each rank forgets before the previous
+// round's bound as the next round touches it.
+
+// roundBound is the earliest arrival the workers saw in a round of
+// workers shares (each keeps its own in least), or -Inf for none. Each
+// round on ranks ends with it.
+func (g *bulkGate) roundBound(ranks []*rank, workers int) float64 {
+	if h := testHookBulkRound; h != nil {
+		h(ranks)
+	}
+	bound := math.Inf(1)
+	for _, w := range g.work[:workers] {
+		bound = min(bound, w.least)
+	}
+	if math.IsInf(bound, 1) {
+		return math.Inf(-1)
+	}
+	return bound
 }
 
 // barrier is Barrier's dissemination algorithm computed at the gate:
@@ -332,14 +370,17 @@ func (g *bulkGate) barrier(ranks []*rank) {
 			dst -= n
 		}
 		arrival[dst] = ranks[i].bulkSend(&w.hdr, dst, 0)
+		w.least = min(w.least, arrival[dst])
 	}
+	bound := math.Inf(-1) // the previous round's (roundBound)
 	for mask := 1; mask < n; mask <<= 1 {
 		g.parallel(n, func(lo, hi int, w *bulkWorker) {
+			w.least = math.Inf(1)
 			for i := max(lo, hi-mask); i < hi; i++ {
 				send(i, mask, w)
 			}
 		})
-		g.parallel(n, func(lo, hi int, w *bulkWorker) {
+		workers := g.parallel(n, func(lo, hi int, w *bulkWorker) {
 			for i := lo; i < hi; i++ {
 				if i < hi-mask {
 					send(i, mask, w)
@@ -348,9 +389,13 @@ func (g *bulkGate) barrier(ranks []*rank) {
 				if src < 0 {
 					src += n
 				}
+				if bound > math.Inf(-1) {
+					forgetBefore(ranks[i], bound)
+				}
 				ranks[i].bulkWait(&w.hdr, src, arrival[i], 0, posted[i])
 			}
 		})
+		bound = g.roundBound(ranks, workers)
 	}
 }
 
@@ -496,15 +541,22 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 	// both wait, then both combine, each from the other's partial result
 	// before the round (me < peer: me combines acc ∘ peer's, peer
 	// combines me's ∘ acc).
+	bound := math.Inf(-1) // the previous round's (roundBound)
 	for mask := 1; mask < pof2; mask <<= 1 {
-		g.parallel(pof2/2, func(lo, hi int, w *bulkWorker) {
+		workers := g.parallel(pof2/2, func(lo, hi int, w *bulkWorker) {
 			tmp := w.scratch(size)
+			w.least = math.Inf(1)
 			for k := lo; k < hi; k++ {
 				nr := k&(mask-1) | (k&^(mask-1))<<1 // k with a 0 inserted at mask's bit
 				me, peer := oldRank(nr, rem), oldRank(nr|mask, rem)
+				if bound > math.Inf(-1) {
+					forgetBefore(ranks[me], bound)
+					forgetBefore(ranks[peer], bound)
+				}
 				pm, pp := ranks[me].bulkPost(), ranks[peer].bulkPost()
 				tm := ranks[me].bulkSend(&w.hdr, peer, size)
 				tp := ranks[peer].bulkSend(&w.hdr, me, size)
+				w.least = min(w.least, tm, tp)
 				ranks[me].bulkWait(&w.hdr, peer, tp, size, pm)
 				ranks[peer].bulkWait(&w.hdr, me, tm, size, pp)
 				copy(tmp[0], g.accs[me])
@@ -513,6 +565,7 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 				g.rds[peer].apply(tmp[0], g.accs[peer])
 			}
 		})
+		bound = g.roundBound(ranks, workers)
 	}
 	// foldOut: each odd rank below 2*rem sends the result to the even
 	// one below it.
