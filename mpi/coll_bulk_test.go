@@ -403,6 +403,7 @@ func TestBulkForgetsWaitsInRounds(t *testing.T) {
 	if err := runVirtualWithin(t, v, program); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d rounds, at most %d waits kept at the end of one", rounds, longest)
 	if rounds != 24 || longest > 8 {
 		t.Fatalf("%d rounds at the gate, a rank kept up to %d waits at the end of one; want 24 rounds and at most 8 waits", rounds, longest)
 	}
