@@ -328,8 +328,10 @@ func forgetBefore(o *rank, bound float64) {
 // holds at once. A round's messages reach their ranks at times no
 // earlier than each receiver's clock once it has waited for them, so the
 // earliest arrival of a round (over every rank that receives in it) is a
-// bound on the clock of every rank that sends in the later rounds, which
-// is what forget's argument needs: each rank forgets before the previous
+// bound on the clock of every rank that sends in the later rounds; a rank
+// that takes no part in the rounds (an Allreduce's folded ranks) sends
+// nothing before it has received the result from one that did. That is
+// what forget's argument needs: each rank forgets before the previous
 // round's bound as the next round touches it.
 
 // roundBound is the earliest arrival the workers saw in a round of

@@ -266,9 +266,10 @@ const handoffEvery = 32
 // does (AddBystander).
 //
 // A virtual rank's goroutine sleeps here with the frames of its MPI call
-// above; Park and sleep keep their own frames small (spinWait, watch and
-// poll out of line) so that those frames fit the runtime's smallest stack
-// where they can (mpi's coll_bulk.go, meet).
+// above; Park (inlined into its caller) and sleep keep their frames small
+// (the spin and the pollers' part out of line: spinWait, watchAndPoll,
+// watch) so that those frames fit the runtime's smallest stack where they
+// can (mpi's coll_bulk.go, meet).
 func (ib *Inbox) Park(ready func() bool) { ib.sleep(ready, true) }
 
 // spinWait spins as SetSpin says, unless the SpinGroup is crowded, and
