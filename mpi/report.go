@@ -61,10 +61,16 @@ type Report struct {
 }
 
 // Summarize merges the records of all ranks (from any number of processes,
-// in any order) into a report. wall is the host time in seconds.
+// in any order) into a report. wall is the host time in seconds. As
+// vtime.Summarize, the report's PerRank is records itself when records is
+// in rank order, a sorted copy otherwise.
 func Summarize(machine string, cpuScale float64, records []RankRecord, wall float64) Report {
-	rs := append([]RankRecord(nil), records...)
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Rank < rs[j].Rank })
+	rs := records
+	byRank := func(i, j int) bool { return rs[i].Rank < rs[j].Rank }
+	if !sort.SliceIsSorted(rs, byRank) {
+		rs = append([]RankRecord(nil), records...)
+		sort.Slice(rs, byRank)
+	}
 	clocks := make([]vtime.RankResult, len(rs))
 	var total EngineCounts
 	for i, r := range rs {

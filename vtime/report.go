@@ -109,10 +109,18 @@ func summarizeContention(rs []RankResult) *ContentionSummary {
 }
 
 // Summarize merges the records of all ranks (from any number of processes,
-// in any order) into a report. wall is the host time in seconds.
+// in any order) into a report. wall is the host time in seconds. The
+// report's PerRank is results itself when results is in rank order (a
+// job's processes publish their ranks in order, and a copy of millions of
+// records is memory gompirun need not hold twice), a sorted copy
+// otherwise.
 func Summarize(machine string, cpuScale float64, results []RankResult, wall float64) Report {
-	rs := append([]RankResult(nil), results...)
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Rank < rs[j].Rank })
+	rs := results
+	byRank := func(i, j int) bool { return rs[i].Rank < rs[j].Rank }
+	if !sort.SliceIsSorted(rs, byRank) {
+		rs = append([]RankResult(nil), results...)
+		sort.Slice(rs, byRank)
+	}
 	rep := Report{Machine: machine, Ranks: len(rs), CPUScale: cpuScale, Wall: wall, PerRank: rs}
 	if len(rs) == 0 {
 		return rep

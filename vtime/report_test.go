@@ -57,3 +57,24 @@ func TestSecondsFormatting(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeCopiesOnlyToSort: results already in rank order (what a
+// job's processes publish) become the report's PerRank as they are, so a
+// run of millions of ranks does not hold them twice; results out of order
+// are sorted in a copy, the caller's slice left as it was.
+func TestSummarizeCopiesOnlyToSort(t *testing.T) {
+	inOrder := []RankResult{{Rank: 0, End: 1}, {Rank: 1, End: 2}, {Rank: 2, End: 3}}
+	if rep := Summarize("m", 1, inOrder, 1); &rep.PerRank[0] != &inOrder[0] || rep.Predicted != 3 {
+		t.Errorf("results in rank order were copied (or summarized wrong: predicted %g)", rep.Predicted)
+	}
+	outOfOrder := []RankResult{{Rank: 2, End: 3}, {Rank: 0, End: 1}, {Rank: 1, End: 2}}
+	rep := Summarize("m", 1, outOfOrder, 1)
+	if &rep.PerRank[0] == &outOfOrder[0] || outOfOrder[0].Rank != 2 {
+		t.Errorf("results out of order sorted in place: %v", outOfOrder)
+	}
+	for i, r := range rep.PerRank {
+		if r.Rank != i {
+			t.Fatalf("per-rank records not in rank order: %v", rep.PerRank)
+		}
+	}
+}

@@ -138,7 +138,11 @@ func (v *virtualRun) finish(ex *launch.Server, procs int, wall time.Duration, w 
 		if err != nil {
 			return fmt.Errorf("process %d: bad virtual-time records: %v", p, err)
 		}
-		all = append(all, rs...)
+		if all == nil {
+			all = rs // one process's records: no copy (millions of ranks)
+		} else {
+			all = append(all, rs...)
+		}
 	}
 	if partial != "" && len(all) == 0 {
 		return fmt.Errorf("no process published records before the job stopped")
