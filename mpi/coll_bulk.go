@@ -105,8 +105,9 @@ const (
 var testHookBulkComputed func(seq uint64)
 
 // testHookBulkRound, when set (tests only), is called at the end of each
-// round of a collective the gate computes, with the world's ranks.
-var testHookBulkRound func(ranks []*rank)
+// round of a collective the gate computes, with the world's ranks and the
+// bound the next round trims before (roundBound).
+var testHookBulkRound func(ranks []*rank, bound float64)
 
 // bulkGateFor returns the gate a collective on c may use, or nil. The
 // answer depends only on the world and the communicator, so every rank of
@@ -338,15 +339,15 @@ func forgetBefore(o *rank, bound float64) {
 // workers shares (each keeps its own in least), or -Inf for none. Each
 // round on ranks ends with it.
 func (g *bulkGate) roundBound(ranks []*rank, workers int) float64 {
-	if h := testHookBulkRound; h != nil {
-		h(ranks)
-	}
 	bound := math.Inf(1)
 	for _, w := range g.work[:workers] {
 		bound = min(bound, w.least)
 	}
 	if math.IsInf(bound, 1) {
-		return math.Inf(-1)
+		bound = math.Inf(-1)
+	}
+	if h := testHookBulkRound; h != nil {
+		h(ranks, bound)
 	}
 	return bound
 }

@@ -376,13 +376,20 @@ func TestBulkForgetsWaits(t *testing.T) {
 // TestBulkForgetsWaitsInRounds: the rounds of a collective at the gate
 // trim the ranks' histories as they go, so that no rank's history grows
 // with the number of rounds (an array per rank that doubles, at a million
-// ranks); by the end of every round of an Allreduce on 4096 ranks (12
-// rounds, each adding a wait that does not touch the one before) every
-// rank keeps at most 8 waits. The records are the same as by messages.
-// It fails without the rounds' trimming (16 waits).
+// ranks); by the end of every round of two Allreduces on 4100 ranks (12
+// rounds each, each adding a wait that does not touch the one before,
+// and 4 pairs folded) every rank keeps at most 8 waits. What makes the
+// trimming exact: the bound each round hands the next is at most the
+// clock of every rank that takes part in the rounds (the folded ranks
+// send nothing before the result reaches them), so no message still to
+// come arrives before it. The ranks arrive skewed, rank i after i ns.
+// The records are the same as by messages. It fails without the rounds'
+// trimming (14 waits), and with a bound above a clock.
 func TestBulkForgetsWaitsInRounds(t *testing.T) {
-	const n = 4096
+	const n = 4100
+	rem := n - pof2Below(n)
 	program := func(c *Comm) error {
+		c.Elapse(time.Duration(c.Rank()) * time.Nanosecond)
 		x, y := []float64{1}, make([]float64, 1)
 		for range 2 {
 			if err := Allreduce(c, x, y, Sum); err != nil {
@@ -392,10 +399,16 @@ func TestBulkForgetsWaitsInRounds(t *testing.T) {
 		return nil
 	}
 	longest, rounds := 0, 0
-	testHookBulkRound = func(ranks []*rank) {
+	testHookBulkRound = func(ranks []*rank, bound float64) {
 		rounds++
-		for _, r := range ranks {
+		for i, r := range ranks {
 			longest = max(longest, r.clock.(*virtualClock).m.HistoryLen())
+			if i < 2*rem && i%2 == 0 {
+				continue // folded: takes no part in the rounds
+			}
+			if now, _ := r.clock.Now(); bound > now {
+				t.Fatalf("round %d hands on the bound %g, past rank %d's clock %g", rounds, bound, i, now)
+			}
 		}
 	}
 	t.Cleanup(func() { testHookBulkRound = nil })
