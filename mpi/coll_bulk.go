@@ -109,16 +109,26 @@ var testHookBulkComputed func(seq uint64)
 // bound the next round trims before (roundBound).
 var testHookBulkRound func(ranks []*rank, bound float64)
 
-// bulkGateFor returns the gate a collective on c may use, or nil. The
+// bulkGateFor returns the gate a collective on c may use, or nil: c must
+// hold every rank of the world in the world's order (COMM_WORLD, its Dups,
+// a Split that keeps it whole), so that the gate's ranks are c's. The
 // answer depends only on the world and the communicator, so every rank of
-// c gets the same.
+// c gets the same. Collectives on several such communicators share the
+// gate's sequence: the ones it computes (Barrier, Allreduce) cannot
+// complete anywhere before every rank has started them, so every correct
+// program calls them in one order on all ranks.
 func (c *Comm) bulkGateFor() *bulkGate {
 	w := c.r.w
-	if w.bulk == nil || !c.world || !w.local || w.base != 0 || len(w.ranks) != w.size || w.size < 2 ||
+	if w.bulk == nil || !c.spansWorld() || !w.local || w.base != 0 || len(w.ranks) != w.size || w.size < 2 ||
 		c.r.nbc.cur != nil || testHookCollStep != nil {
 		return nil
 	}
 	return w.bulk
+}
+
+// spansWorld reports whether c's group is every world rank in order.
+func (c *Comm) spansWorld() bool {
+	return c.world || c.group.ranks == nil && c.group.n == c.r.w.size
 }
 
 // bulkReady reports whether nothing the message path's waits would act on

@@ -424,6 +424,46 @@ func TestBulkForgetsWaitsInRounds(t *testing.T) {
 	sameRecords(t, "two Allreduces", v.Results(), msgs)
 }
 
+// TestBulkCongruentCommunicators: a communicator that holds every world
+// rank in the world's order (a Dup of COMM_WORLD, a Split with one color
+// keyed by rank) stores its group as the identity, as the world's, and
+// its Barriers and Allreduces are computed at the gate, records equal to
+// the message path's; one in another order (keyed by minus the rank)
+// keeps its table and runs by messages.
+func TestBulkCongruentCommunicators(t *testing.T) {
+	const n = 24
+	m := tianhe1a(t)
+	for _, tc := range []struct {
+		name string
+		make func(c *Comm) (*Comm, error)
+		gate bool
+	}{
+		{"dup", func(c *Comm) (*Comm, error) { return c.Dup() }, true},
+		{"split by rank", func(c *Comm) (*Comm, error) { return c.Split(0, c.Rank()) }, true},
+		{"split reversed", func(c *Comm) (*Comm, error) { return c.Split(0, -c.Rank()) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			computed := countBulk(t)
+			program := func(c *Comm) error {
+				sub, err := tc.make(c)
+				if err != nil {
+					return err
+				}
+				if identity := sub.group.ranks == nil; identity != tc.gate {
+					return fmt.Errorf("rank %d: group stored as the identity: %v, want %v", c.Rank(), identity, tc.gate)
+				}
+				return bulkSkeleton(3)(sub)
+			}
+			bulk := runVirtualRecords(t, m, n, program)
+			if got := *computed > 0; got != tc.gate {
+				t.Fatalf("%d collectives computed at the gate, want some: %v", *computed, tc.gate)
+			}
+			msgs := runVirtualRecords(t, m, n, program, withMessageCollectives())
+			sameRecords(t, tc.name, bulk, msgs)
+		})
+	}
+}
+
 // TestBulkChargesNoComputation: measured computation (cpu-scale > 0) is
 // what the program does between its calls. A collective at the gate
 // charges none of the host's work inside it, so a rank that makes k

@@ -38,12 +38,30 @@ type Group struct {
 
 func worldGroup(n int) *Group { return &Group{n: n, me: -1} }
 
+// newGroup is the group of world ranks ranks, held by world rank me. World
+// ranks 0, 1, ... in order are stored as the identity, as the world group
+// is: a Split or Dup that keeps the world's order (most programs' first
+// Split) then costs no table per rank, and its collectives can be
+// computed at the gate (coll_bulk.go).
 func newGroup(ranks []int32, me int32) *Group {
+	if isIdentity(ranks) {
+		return &Group{n: len(ranks), me: me}
+	}
 	g := &Group{n: len(ranks), ranks: ranks, index: make(map[int32]int32, len(ranks)), me: me}
 	for i, w := range ranks {
 		g.index[w] = int32(i)
 	}
 	return g
+}
+
+// isIdentity reports whether ranks is 0, 1, ..., len(ranks)-1.
+func isIdentity(ranks []int32) bool {
+	for i, w := range ranks {
+		if int(w) != i {
+			return false
+		}
+	}
+	return true
 }
 
 // Size is the number of members (0 for a nil group).
