@@ -16,7 +16,8 @@ import (
 // dozens of cache lines of request, inbox, frame and stack (docs/model.md,
 // "What grows with P" has the counts), so at a million ranks the run is
 // bound by memory, not by the model. When every rank of the job is a
-// goroutine of this process, a collective on COMM_WORLD needs none of
+// goroutine of this process, a collective on COMM_WORLD (or on any
+// communicator holding every rank in the world's order) needs none of
 // that: its ranks meet at a gate, and the last to arrive runs every rank's
 // part of the algorithm on their clocks, round by round, calling the same
 // event points with the same arguments in the same order as the message
@@ -36,7 +37,8 @@ import (
 // runs as if the gate had not been there.
 
 // bulkGate is where the ranks of a one-process virtual world meet for a
-// collective on COMM_WORLD. Consecutive collectives alternate between two
+// collective on COMM_WORLD or a communicator like it (bulkGateFor).
+// Consecutive collectives alternate between two
 // slots: a rank can only arrive at collective k+2 once every rank has
 // arrived at k+1, so by then no rank still reads slot k's state, and the
 // last rank to arrive at k+1 resets it.
@@ -148,8 +150,8 @@ const (
 	bulkAllreduce
 )
 
-// meet brings rank r to the gate for its next collective on COMM_WORLD,
-// op; ready says whether r's part may be computed there (bulkReady and
+// meet brings rank r to the gate for its next collective on a
+// communicator bulkGateFor admits, op; ready says whether r's part may be computed there (bulkReady and
 // what the collective itself needs). The last rank to arrive computes
 // every rank's part (computeAll), unless a rank was not ready or the
 // ranks' arguments disagree, which makes the collective fall back. It

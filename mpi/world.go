@@ -179,7 +179,7 @@ type rank struct {
 	sends      map[uint64]*Request // rendezvous sends waiting for their ACK; nil until the first
 	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA; nil until the first
 	anyCursor  int
-	bulkSeq    uint64 // collectives on COMM_WORLD that went to the bulk gate (coll_bulk.go)
+	bulkSeq    uint64 // collectives that went to the bulk gate (coll_bulk.go)
 
 	blockReq *Request     // reused by blocking Send and Recv, which finish with it before returning; nil until the first (blockRequest)
 	spare    *collSpare   // reused by blocking collectives (coll.go); nil until the first needs it
