@@ -174,6 +174,12 @@ func (r *Rank) Ready(copied float64) {
 // earlier is dealt by the wait in progress when it arrived, or, if it
 // arrived between waits, by the first wait after it. Before the first wait
 // of all, that is A_WT_start[0] (the paper's loop would run off the array).
+//
+// A past wait includes its end (line 8 reads A_WT_end[i] >= t_a here, > in
+// the paper): Algorithm 2 deals with a message that arrives exactly at the
+// end of the wait in progress in that wait (line 23 is t_a <= A_WT_end), so
+// the history must answer the same when the message reaches the host only
+// after the wait, or the prediction depends on the host's order.
 func (w *waitState) dealTime(ta float64) float64 {
 	if ta >= w.cur.start {
 		return ta
@@ -190,7 +196,7 @@ func (w *waitState) dealTime(ta float64) float64 {
 		}
 		return w.cur.start
 	}
-	if h[i].end > ta {
+	if h[i].end >= ta {
 		return ta
 	}
 	if i+1 < len(h) {

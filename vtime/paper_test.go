@@ -392,7 +392,8 @@ func TestAlgorithm3Lines1To13DealTime(t *testing.T) {
 		{22, 22}, // line 9: during wait 1
 		{10, 10}, // start of wait 0
 		{35, 40}, // line 11: between wait 1 and wait 2
-		{12, 20}, // at wait 0's end: the next wait
+		{12, 12}, // at wait 0's end: that wait (closed; the paper's line 8 says the next, see TestDealTimeTieAtWaitEnd)
+		{30, 30},
 		{15, 20},
 		{3, 10}, // before the first wait: A_WT_start[0]
 	} {
@@ -420,7 +421,8 @@ func TestDealNotBeforeOperationStarted(t *testing.T) {
 }
 
 // TestHistoryMergeIsExact compares dealTime on the merged history with
-// Algorithm 3's lines 1-13 run literally on the full arrays.
+// Algorithm 3's lines 1-13 run literally on the full arrays (with a past
+// wait's end included, as in TestDealTimeTieAtWaitEnd).
 func TestHistoryMergeIsExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	r := NewRank(tianhe(t, 2), 0, nil, 0)
@@ -450,7 +452,7 @@ func TestHistoryMergeIsExact(t *testing.T) {
 		if i < 0 {
 			return starts[0]
 		}
-		if ends[i] > ta {
+		if ends[i] >= ta {
 			return ta
 		}
 		return starts[i+1]
@@ -461,6 +463,43 @@ func TestHistoryMergeIsExact(t *testing.T) {
 	for ta := -1.0; ta <= r.tv+1; ta += 0.5 {
 		if got, want := r.wait.dealTime(ta), literal(ta); got != want {
 			t.Fatalf("t_a = %g: merged history gives %g, Algorithm 3 %g", ta, got, want)
+		}
+	}
+}
+
+// TestDealTimeTieAtWaitEnd: a message that arrives on the target exactly
+// when a wait ends is dealt with at its arrival whichever way the host
+// delivers it. Reaching the host during that wait, it waits in the early
+// queue and Algorithm 2's line 23 (t_a <= A_WT_end) deals with it there;
+// reaching it later, Algorithm 3 finds it in the history, where line 8
+// (A_WT_end[i] > t_a) as the paper writes it would leave it to the next
+// wait's start. dealTime includes a past wait's end, so the two agree; it
+// matters most for a send's zero-length completion wait, which the paper's
+// line 8 makes deal with nothing.
+func TestDealTimeTieAtWaitEnd(t *testing.T) {
+	for _, length := range []float64{0, 2e-6} {
+		const end = 10e-6
+		m := Message{Kind: Data, Arrival: end, Size: 8, Peer: 1}
+		wait := func() *Rank {
+			r := NewRank(tianhe(t, 2), 0, nil, 0)
+			r.SimStart()
+			r.Elapse(end - length)
+			r.WaitStart(false)
+			r.wait.cur.end = end
+			return r
+		}
+		early := wait()
+		if !early.DueInWait(m.Arrival) {
+			t.Fatalf("wait of %g s: line 23 leaves a message at its end in the early queue", length)
+		}
+		_, dealtInWait := early.Deal(m, false)
+		late := wait()
+		late.WaitEnd()
+		late.Elapse(1e-6)
+		late.WaitStart(false)
+		_, dealtLater := late.Deal(m, false)
+		if dealtInWait != dealtLater {
+			t.Errorf("wait of %g s: copy done at %g dealt from the early queue, %g from the history", length, dealtInWait, dealtLater)
 		}
 	}
 }

@@ -43,3 +43,45 @@ func TestVirtualInOneProcessWithoutSpinning(t *testing.T) {
 		t.Fatal("virtual MG class W on 4 ranks in one process did not finish in 60 s")
 	}
 }
+
+// MG class S on 64 ranks at cpu-scale 0 has DATA that reach their target
+// exactly when its Send's zero-length completion wait starts; dealt one way
+// when the frame reached the host before that wait and another when after,
+// the prediction changed from run to run by a copy of 8 bytes (see
+// vtime's TestDealTimeTieAtWaitEnd). Every run must predict the same.
+func TestVirtualPredictionRepeatsAt64Ranks(t *testing.T) {
+	m, err := vtime.Preset("tianhe1a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 6
+	if testing.Short() {
+		runs = 3
+	}
+	var first mpi.Report
+	for i := 0; i < runs; i++ {
+		v, err := mpi.NewVirtual(m, 64, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Run(func(c *mpi.Comm) error {
+			_, err := Run(c, 'S', io.Discard, Options{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		rep := v.Report()
+		if i == 0 {
+			first = rep
+			continue
+		}
+		if rep.Predicted != first.Predicted {
+			t.Fatalf("run %d predicted %v s, run 0 %v s", i, rep.Predicted, first.Predicted)
+		}
+		for r := range rep.PerRank {
+			if a, b := first.PerRank[r], rep.PerRank[r]; a.End != b.End || a.Waiting != b.Waiting {
+				t.Fatalf("run %d, rank %d: %+v, run 0 %+v", i, r, b, a)
+			}
+		}
+	}
+}
