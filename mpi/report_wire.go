@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -29,13 +30,16 @@ const (
 	minRecordBytes = 5*8 + 15
 )
 
-// encodeRankRecords is the form publishVirtual hands gompirun.
-func encodeRankRecords(rs []RankRecord) []byte {
-	b := make([]byte, 0, 2+binary.MaxVarintLen64+len(rs)*(minRecordBytes+16))
+// encodeRankRecords is the form publishVirtual hands gompirun: the n
+// records rs yields. It takes them one at a time so that a process can
+// encode its ranks' records without holding them all as a slice first (at
+// a million ranks the slice is twice the size of its encoding).
+func encodeRankRecords(n int, rs iter.Seq[RankRecord]) []byte {
+	b := make([]byte, 0, 2+binary.MaxVarintLen64+n*(minRecordBytes+16))
 	b = append(b, recordsMagic, recordsVersion)
-	b = binary.AppendUvarint(b, uint64(len(rs)))
-	for i := range rs {
-		b = appendRankRecord(b, &rs[i])
+	b = binary.AppendUvarint(b, uint64(n))
+	for r := range rs {
+		b = appendRankRecord(b, &r)
 	}
 	return b
 }

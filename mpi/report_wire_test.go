@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -50,7 +52,7 @@ func TestRankRecordsTravel(t *testing.T) {
 		t.Fatalf("JSON: got %+v, %v; want %+v", got, err, rs)
 	}
 	rs[1].Sent, rs[2].Waiting = -1, math.Inf(1) // negative and special values travel too
-	b := encodeRankRecords(rs)
+	b := encodeRankRecords(len(rs), slices.Values(rs))
 	got, err := DecodeRankRecords(b)
 	if err != nil || !reflect.DeepEqual(got, rs) {
 		t.Fatalf("compact: got %+v, %v; want %+v", got, err, rs)
@@ -89,7 +91,7 @@ func BenchmarkRankRecords(b *testing.B) {
 	}
 	b.Run("compact", func(b *testing.B) {
 		for b.Loop() {
-			enc := encodeRankRecords(rs)
+			enc := encodeRankRecords(len(rs), slices.Values(rs))
 			if _, err := DecodeRankRecords(enc); err != nil {
 				b.Fatal(err)
 			}
@@ -127,4 +129,25 @@ func BenchmarkRankRecords(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestEncodedResultsAreResults: what a process publishes, encoded rank by
+// rank without the slice, decodes to Results.
+func TestEncodedResultsAreResults(t *testing.T) {
+	v, err := NewVirtual(tianhe1a(t), 6, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = runVirtualWithin(t, v, func(c *Comm) error {
+		c.Elapse(time.Duration(c.Rank()) * time.Microsecond)
+		return c.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := v.Results()
+	got, err := DecodeRankRecords(v.encodedResults())
+	if err != nil || len(want) != 6 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("decoded %+v, %v; Results %+v", got, err, want)
+	}
 }

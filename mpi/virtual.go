@@ -3,8 +3,10 @@ package mpi
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -206,19 +208,38 @@ func (v *Virtual) Results() []RankRecord {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	return slices.AppendSeq(make([]RankRecord, 0, v.hosted()), v.records())
+}
+
+// encodedResults is Results in the form publishVirtual hands gompirun
+// (encodeRankRecords), made without the slice.
+func (v *Virtual) encodedResults() []byte {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return encodeRankRecords(v.hosted(), v.records())
+}
+
+// hosted counts the ranks this process hosts; v.mu held.
+func (v *Virtual) hosted() int {
 	n := 0
 	for _, c := range v.clocks {
 		if c != nil {
 			n++
 		}
 	}
-	out := make([]RankRecord, 0, n)
-	for _, c := range v.clocks {
-		if c != nil {
-			out = append(out, c.record())
+	return n
+}
+
+// records yields the records of the ranks this process hosts, by rank;
+// v.mu held while it runs.
+func (v *Virtual) records() iter.Seq[RankRecord] {
+	return func(yield func(RankRecord) bool) {
+		for _, c := range v.clocks {
+			if c != nil && !yield(c.record()) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // Wall is the host time from this process's first rank start to its last

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/gompi/gompi/internal/launch"
@@ -78,7 +79,8 @@ func (p *partialPublisher) publish() {
 	}
 	p.once.Do(func() {
 		if p.virt != nil {
-			b := encodeRankRecords(p.virt.partialRecords(p.w))
+			rs := p.virt.partialRecords(p.w)
+			b := encodeRankRecords(len(rs), slices.Values(rs))
 			p.client.Put(launch.VirtualKey(p.proc), string(b))
 		}
 		if p.w.traced() {
