@@ -32,7 +32,8 @@ import (
 // early messages, nonblocking collectives or context agreements in
 // progress, undecided receives or probes), or with a timeline or a record
 // being written, makes the whole collective fall back to its messages. So
-// does a frame reaching a rank that waits at the gate. Nothing has been
+// does a frame reaching a rank that waits at the gate (in a world of one
+// process; across processes the agreement decides: coll_bulk_procs.go). Nothing has been
 // sent or charged when the fallback is decided, so the message path then
 // runs as if the gate had not been there.
 
@@ -56,6 +57,9 @@ type bulkGate struct {
 	rds      []reduction
 	// The workers' own scratch (parallel), one each.
 	work []bulkWorker
+	// procs is the gate's side in a job of several processes
+	// (coll_bulk_procs.go); nil when the world is this process's alone.
+	procs *procGate
 }
 
 // bulkWorker is what one worker of the computation writes besides the
@@ -121,8 +125,10 @@ var testHookBulkRound func(ranks []*rank, bound float64)
 // program calls them in one order on all ranks.
 func (c *Comm) bulkGateFor() *bulkGate {
 	w := c.r.w
-	if w.bulk == nil || !c.spansWorld() || !w.local || w.base != 0 || len(w.ranks) != w.size || w.size < 2 ||
-		c.r.nbc.cur != nil || testHookCollStep != nil {
+	if w.bulk == nil || !c.spansWorld() || w.size < 2 || c.r.nbc.cur != nil || testHookCollStep != nil {
+		return nil
+	}
+	if w.bulk.procs == nil && (!w.local || w.base != 0 || len(w.ranks) != w.size) {
 		return nil
 	}
 	return w.bulk
@@ -177,17 +183,25 @@ func (g *bulkGate) meet(r *rank, op bulkOp, ready bool) bool {
 	if !ready || !r.bulkReady() {
 		g.fallBack(r.w, s)
 	}
-	if s.arrived.Add(1) == int64(r.w.size) {
+	if s.arrived.Add(1) == int64(len(r.w.ranks)) {
 		return g.computeAll(r, s, op)
 	}
 	for {
 		switch st := s.state.Load(); {
 		case st == gateDone:
+			r.stats.gated++
 			return true
 		case st == gateFallback:
 			return false
 		case r.w.aborted.Load():
 			r.checkAbort()
+		case g.procs != nil:
+			// Across processes a frame may come from a process already
+			// past the collective; the agreement decides (coll_bulk_procs.go).
+			r.blockedIn.Store(r.call.packed())
+			r.inbox.WaitFor(s.over)
+			r.blockedIn.Store(0)
+			continue
 		case st == gateOpen && !r.inbox.Empty():
 			g.fallBack(r.w, s) // a frame the message path would deal with
 			continue
@@ -214,6 +228,9 @@ func (g *bulkGate) computeAll(r *rank, s *bulkSlot, op bulkOp) bool {
 	if op == bulkAllreduce && s.state.Load() == gateOpen && !g.sameSizes() {
 		g.fallBack(r.w, s)
 	}
+	if g.procs != nil {
+		return g.computeAcross(r, s, op)
+	}
 	if !s.state.CompareAndSwap(gateOpen, gateComputing) {
 		return false
 	}
@@ -227,6 +244,7 @@ func (g *bulkGate) computeAll(r *rank, s *bulkSlot, op bulkOp) bool {
 	if h := testHookBulkComputed; h != nil {
 		h(r.bulkSeq)
 	}
+	r.stats.gated++
 	s.state.Store(gateDone)
 	for _, o := range r.w.ranks {
 		if o != r {
@@ -480,13 +498,14 @@ func (r *rank) bulkEmptyWait() {
 //go:noinline
 func (g *bulkGate) allreduceArgs(c *Comm, acc []byte, rd *reduction) (ready bool) {
 	r := c.r
-	g.argsFor(r.w.size)
-	g.accs[c.rank], g.rds[c.rank] = acc, *rd
+	g.argsFor(len(r.w.ranks))
+	g.accs[c.rank-r.w.base], g.rds[c.rank-r.w.base] = acc, *rd
 	return rd.builtin && r.eagerToPartners(c.rank, c.Size(), len(acc))
 }
 
-// argsFor makes the per-rank argument arrays; every rank calls it before
-// arriving, the first allocates (under the gate's once).
+// argsFor makes the per-rank argument arrays, indexed by the rank's place
+// in this process (its world rank less the world's base); every rank calls
+// it before arriving, the first allocates (under the gate's once).
 func (g *bulkGate) argsFor(n int) {
 	g.argsOnce.Do(func() {
 		g.accs, g.rds = make([][]byte, n), make([]reduction, n)

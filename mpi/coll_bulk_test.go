@@ -114,6 +114,10 @@ func sameRecords(t *testing.T, what string, bulk, msgs []RankRecord) {
 			t.Fatalf("%s: rank %d keeps %d waits at the gate, %d by messages", what, i, a.HistoryKept, b.HistoryKept)
 		}
 		a.HistoryKept = b.HistoryKept
+		if b.Gated != 0 || a.Gated != bulk[0].Gated {
+			t.Fatalf("%s: rank %d counts %d collectives at the gate (rank 0 %d), %d by messages", what, i, a.Gated, bulk[0].Gated, b.Gated)
+		}
+		a.Gated = 0
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("%s: rank %d:\n at the gate %+v\n by messages %+v", what, i, a, b)
 		}

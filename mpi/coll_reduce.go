@@ -336,7 +336,7 @@ func (c *Comm) allreduceAcc(acc []byte, rd *reduction) error {
 		// No defer: see Barrier.
 		c.r.clock.EnterEngine() // for the message path too, if it falls back (coll_bulk.go)
 		ok := g.meet(c.r, bulkAllreduce, g.allreduceArgs(c, acc, rd))
-		g.accs[c.rank] = nil
+		g.accs[c.rank-c.r.w.base] = nil
 		if !ok {
 			err = c.allreduceRecDbl(acc, rd)
 		}

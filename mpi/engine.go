@@ -352,7 +352,7 @@ func (r *rank) takeDirect(h *transport.Header, payload []byte) bool {
 	if q == nil {
 		return false
 	}
-	if r.w.agent != nil {
+	if r.w.countCross {
 		r.arrived(h) // the job's deadlock detection counts it: virtual_quiesce.go
 	}
 	r.unpost(q, idx)

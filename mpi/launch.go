@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/gompi/gompi/internal/launch"
@@ -52,6 +53,12 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 
 	w := newWorld(env.Size, env.RankBase, env.NRanks, js.cfg)
 	w.local = env.Procs == 1
+	var pg *procGate
+	if w.bulk != nil && env.Procs > 1 && env.Size >= js.gateRanks && env.NRanks > 0 {
+		// Before the transports start: a gate frame may come before
+		// this process's ranks run (coll_bulk_procs.go).
+		pg = newProcGate(w, js.bases, env.Proc)
+	}
 	inboxes := make([]*transport.Inbox, len(w.ranks))
 	for i, r := range w.ranks {
 		inboxes[i] = r.inbox
@@ -75,6 +82,14 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	}
 	w.partial = &partialPublisher{client: client, proc: env.Proc, w: w, virt: js.virt}
 	w.agent = watchJob(env, w, part)
+	if pg != nil {
+		if w.agent == nil {
+			countRoutes(w, part.Routes, part.Local) // the agreement compares the counts
+		}
+		pg.connect(part.Routes)
+		w.bulk.procs = pg
+	}
+	w.countCross = w.agent != nil || pg != nil
 	w.out = part.Routes
 	w.overTCP = part.OverTCP()
 	for _, r := range w.ranks {
@@ -101,6 +116,9 @@ type jobSettings struct {
 	virt   *Virtual
 	cfg    *config
 	traced bool // GOMPI_TRACE: ranks record a timeline (trace.go)
+	// gateRanks (GOMPI_GATE_RANKS): the fewest ranks for which a job of
+	// several processes computes collectives at the gate.
+	gateRanks int
 }
 
 func readJobSettings(env *launch.Env) (*jobSettings, error) {
@@ -129,6 +147,12 @@ func readJobSettings(env *launch.Env) (*jobSettings, error) {
 	}
 	if js.cfg, err = newConfig(opts); err != nil {
 		return nil, err
+	}
+	js.gateRanks = defaultGateRanks
+	if v := os.Getenv(GateRanksEnv); v != "" {
+		if js.gateRanks, err = strconv.Atoi(v); err != nil || js.gateRanks < 0 {
+			return nil, fmt.Errorf("%s=%q: want a count >= 0", GateRanksEnv, v)
+		}
 	}
 	return js, nil
 }

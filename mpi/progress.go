@@ -96,7 +96,7 @@ type earlyMsg struct {
 
 // dispatch is one step of the loop: lines 13-19 of Algorithm 2.
 func (r *rank) dispatch(f *transport.Frame) {
-	if r.w.agent != nil {
+	if r.w.countCross {
 		r.arrived(&f.Header) // job-wide quiescence detection: virtual_quiesce.go
 	}
 	if f.Kind == transport.Ctrl {

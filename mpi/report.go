@@ -33,6 +33,10 @@ type EngineCounts struct {
 	// job-wide detection did not answer in time; see docs/model.md).
 	Stalls            int64 `json:"stalls"`
 	SpeculativeStalls int64 `json:"speculative_stalls"`
+	// Gated counts the collectives computed at the gate, without their
+	// messages (coll_bulk.go); their messages are in Sent and Recvd all
+	// the same.
+	Gated int64 `json:"gated"`
 }
 
 func (c *EngineCounts) add(d EngineCounts) {
@@ -44,6 +48,7 @@ func (c *EngineCounts) add(d EngineCounts) {
 	c.TemporalExact += d.TemporalExact
 	c.Stalls += d.Stalls
 	c.SpeculativeStalls += d.SpeculativeStalls
+	c.Gated += d.Gated
 }
 
 // Report is a virtual run's prediction: the model's summary over ranks
@@ -93,6 +98,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	p("  messages sent    %d (%d bytes)\n", rep.Sent, rep.SentBytes)
+	if gated := rep.gatedPerRank(); gated > 0 {
+		p("  collectives computed at the gate, without their messages: %d of each rank's (docs/model.md)\n", gated)
+	}
 	if host := rep.Temporal - rep.TemporalExact; host > 0 {
 		p("  temporally sensitive calls: %d, %d answered in virtual time; %d answered speculatively with what the host had (gompirun did not see the job settle in time, or did not run it: docs/model.md, Temporally sensitive calls)\n",
 			rep.Temporal, rep.TemporalExact, host)
@@ -104,4 +112,14 @@ func (rep *Report) WriteText(w io.Writer) error {
 			rep.SpeculativeStalls, rep.Stalls+rep.SpeculativeStalls)
 	}
 	return nil
+}
+
+// gatedPerRank is the most collectives any rank had computed at the gate
+// (the gate takes whole-world collectives, so every rank has the same).
+func (rep *Report) gatedPerRank() int64 {
+	var most int64
+	for i := range rep.PerRank {
+		most = max(most, rep.PerRank[i].Gated)
+	}
+	return most
 }

@@ -107,5 +107,6 @@ func appendRecordJSON(b []byte, r *RankRecord) ([]byte, error) {
 	integer("temporal_exact", r.TemporalExact)
 	integer("stalls", r.Stalls)
 	integer("speculative_stalls", r.SpeculativeStalls)
+	integer("gated", r.Gated)
 	return append(b, '}'), err
 }

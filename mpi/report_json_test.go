@@ -24,7 +24,7 @@ func jsonRecords() []RankRecord {
 			},
 			EngineCounts: EngineCounts{
 				Sent: int64(i * 11), SentBytes: 1 << 40, Recvd: int64(-i), RecvBytes: 13,
-				Temporal: 14, TemporalExact: 15, Stalls: 16, SpeculativeStalls: int64(i),
+				Temporal: 14, TemporalExact: 15, Stalls: 16, SpeculativeStalls: int64(i), Gated: int64(3 * i),
 			},
 		}
 		rs = append(rs, r)

@@ -23,10 +23,12 @@ import (
 // record its integers as varints and its floats as their 8 IEEE 754 bytes,
 // little-endian, in the order appendRankRecord writes them.
 const (
-	recordsMagic   = 0xc1 // a byte that begins neither msgpack (where it is "never used") nor JSON
-	recordsVersion = 1
+	recordsMagic = 0xc1 // a byte that begins neither msgpack (where it is "never used") nor JSON
+	// recordsVersion 2 added EngineCounts.Gated (version 1 records, which
+	// have not, are still read).
+	recordsVersion = 2
 	// minRecordBytes is the smallest a record can be: five floats of 8
-	// bytes and fifteen integers of at least a byte.
+	// bytes and fifteen integers of at least a byte (sixteen in version 2).
 	minRecordBytes = 5*8 + 15
 )
 
@@ -54,7 +56,7 @@ func appendRankRecord(b []byte, r *RankRecord) []byte {
 		int64(r.Waits), int64(r.HistoryMisses), int64(r.HistoryKept),
 		int64(r.NodeRanks), int64(r.HostConcurrency),
 		r.Sent, r.SentBytes, r.Recvd, r.RecvBytes,
-		r.Temporal, r.TemporalExact, r.Stalls, r.SpeculativeStalls,
+		r.Temporal, r.TemporalExact, r.Stalls, r.SpeculativeStalls, r.Gated,
 	} {
 		b = binary.AppendVarint(b, n)
 	}
@@ -105,7 +107,7 @@ func (rd *recordReader) float() float64 {
 	return f
 }
 
-func (rd *recordReader) record(r *RankRecord) {
+func (rd *recordReader) record(r *RankRecord, version byte) {
 	r.Rank = rd.count()
 	switch rd.int() {
 	case 0:
@@ -120,11 +122,14 @@ func (rd *recordReader) record(r *RankRecord) {
 	r.NodeRanks, r.HostConcurrency = rd.count(), rd.count()
 	r.Sent, r.SentBytes, r.Recvd, r.RecvBytes = rd.int(), rd.int(), rd.int(), rd.int()
 	r.Temporal, r.TemporalExact, r.Stalls, r.SpeculativeStalls = rd.int(), rd.int(), rd.int(), rd.int()
+	if version >= 2 {
+		r.Gated = rd.int()
+	}
 	r.End, r.Computation, r.Communication, r.Waiting, r.Contention = rd.float(), rd.float(), rd.float(), rd.float(), rd.float()
 }
 
 func decodeCompactRecords(b []byte) ([]RankRecord, error) {
-	if len(b) < 2 || b[1] != recordsVersion {
+	if len(b) < 2 || b[1] < 1 || b[1] > recordsVersion {
 		return nil, errors.New("virtual-time records: unknown version")
 	}
 	rd := recordReader{b: b[2:]}
@@ -135,7 +140,7 @@ func decodeCompactRecords(b []byte) ([]RankRecord, error) {
 	rd.b = rd.b[k:]
 	rs := make([]RankRecord, n)
 	for i := range rs {
-		rd.record(&rs[i])
+		rd.record(&rs[i], b[1])
 		if rd.err != nil {
 			return nil, fmt.Errorf("virtual-time records: record %d: %v", i, rd.err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/vtime"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -149,5 +150,24 @@ func TestEncodedResultsAreResults(t *testing.T) {
 	got, err := DecodeRankRecords(v.encodedResults())
 	if err != nil || len(want) != 6 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("decoded %+v, %v; Results %+v", got, err, want)
+	}
+}
+
+// TestRankRecordsVersion1: records in the form before EngineCounts.Gated
+// (version 1) are still read, with Gated 0.
+func TestRankRecordsVersion1(t *testing.T) {
+	want := []RankRecord{{RankResult: vtime.RankResult{Rank: 3, End: 1.5, Finished: true, Waits: 7},
+		EngineCounts: EngineCounts{Sent: 4, SentBytes: 32, SpeculativeStalls: 2}}}
+	b := []byte{recordsMagic, 1, 1}
+	r := &want[0]
+	for _, n := range [...]int64{int64(r.Rank), 1, int64(r.Waits), 0, 0, 0, 0, r.Sent, r.SentBytes, 0, 0, 0, 0, 0, r.SpeculativeStalls} {
+		b = binary.AppendVarint(b, n)
+	}
+	for _, f := range [...]float64{r.End, 0, 0, 0, 0} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+	}
+	got, err := DecodeRankRecords(b)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("version 1: got %+v, %v; want %+v", got, err, want)
 	}
 }

@@ -274,6 +274,7 @@ func (c *virtualClock) record() RankRecord {
 			Recvd: r.stats.recvd, RecvBytes: r.stats.recvdBytes,
 			Temporal: r.stats.temporal, TemporalExact: r.stats.temporalExact,
 			Stalls: r.stats.stalls, SpeculativeStalls: r.stats.speculative,
+			Gated: int64(r.stats.gated),
 		}
 	}
 	return res

@@ -43,6 +43,9 @@ import (
 //     single-copy rendezvous: counted by transport/shm (Completions).
 //   - resolve orders from gompirun: counted there as sent, here as received
 //     once the rank has been woken.
+//   - the gate's frames across processes (coll_bulk_procs.go): counted by
+//     the gate when sent and when queued for its leader; while the leader
+//     waits with one queued its process is busy (procGate.busy).
 // Every send is counted before it can be received, every receipt after
 // what it woke is visible (the rank no longer asleep, or in another nap).
 // Nothing else crosses processes: TCP releases a borrowed payload when it
@@ -283,6 +286,9 @@ func (a *quiesceAgent) orderLoop() {
 // every park (docs/model.md, "Two processes: the agent's scans"). The
 // caller holds a.mu.
 func (a *quiesceAgent) mayBeQuiet() bool {
+	if b := a.w.bulk; b != nil && b.procs.busy() {
+		return false // a leader at the gate is about to take a frame (coll_bulk_procs.go)
+	}
 	n := len(a.w.ranks)
 	for k := range n {
 		i := a.busyAt + k
@@ -321,6 +327,10 @@ func (a *quiesceAgent) counters() (sent, recvd int64) {
 		owed, handled := a.completions()
 		sent += owed
 		recvd += handled
+	}
+	if b := a.w.bulk; b != nil && b.procs != nil {
+		sent += b.procs.sent.Load()
+		recvd += b.procs.recvd.Load()
 	}
 	return sent, recvd + a.orders.Load()
 }

@@ -132,8 +132,11 @@ type world struct {
 	// message still to come arrives before it (forgetSettled).
 	settledAt atomic.Uint64
 	agent     *quiesceAgent // virtual mode over several processes: job-wide stall detection; nil otherwise
-	bulk      *bulkGate     // virtual mode: where collectives computed without messages meet (coll_bulk.go); nil otherwise
-	lastAwake int           // the rank the deadlock watcher last found awake (allAsleep)
+	// countCross: the ranks count the frames they take from other
+	// processes (rank.arrived), for the agent or the gate across processes.
+	countCross bool
+	bulk       *bulkGate // virtual mode: where collectives computed without messages meet (coll_bulk.go); nil otherwise
+	lastAwake  int       // the rank the deadlock watcher last found awake (allAsleep)
 }
 
 // rank is one MPI process: its engine state. All fields but the atomics are
@@ -199,7 +202,8 @@ type rank struct {
 type rankStats struct {
 	sent, recvd           int64
 	sentBytes, recvdBytes int64
-	dropped               int64
+	dropped               int32
+	gated                 int32 // collectives computed at the gate (coll_bulk.go)
 	temporal              int64 // temporally sensitive calls (Test*, Iprobe, Waitany, Waitsome, AnySource)
 	temporalExact         int64 // of which answered in virtual time (virtual_sensitive.go)
 	stalls, speculative   int64 // Algorithm 2 stalls resolved in blocking waits: exactly, speculatively (virtual_stall.go)

@@ -56,6 +56,7 @@ type Inbox struct {
 	spin          Spin
 	landings      landings // landing.go
 	direct        DirectFunc
+	control       func(*Frame)
 }
 
 // NewInbox returns an empty inbox that spins SpinIters checks before it
@@ -203,8 +204,21 @@ type Spin struct {
 // starts.
 func (ib *Inbox) SetSpin(s Spin) { ib.spin = s }
 
-// Deliver appends f. It never blocks.
+// SetControl hands fn the Ctrl frames delivered to this inbox instead of
+// queueing them for the owner: fn runs on the delivering transport's
+// goroutine, owns the frame, and must not block. It is for frames
+// addressed to a process rather than to a rank (the virtual collectives'
+// gate across processes, package mpi), which go to the process's first
+// rank while its owner may be asleep. Call before the transports start.
+func (ib *Inbox) SetControl(fn func(*Frame)) { ib.control = fn }
+
+// Deliver appends f, or hands it to the control function (SetControl). It
+// never blocks.
 func (ib *Inbox) Deliver(f *Frame) {
+	if f.Kind == Ctrl && ib.control != nil {
+		ib.control(f)
+		return
+	}
 	ib.q.push(f)
 	if ib.sleeping.Load() {
 		ib.Kick()
@@ -397,6 +411,42 @@ func (ib *Inbox) pollHandoffs() bool {
 
 // Sleep waits like Park but without spinning first.
 func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready, false) }
+
+// WaitFor sleeps until ready holds, like Sleep, but whatever frames are
+// queued or arrive meanwhile: each delivery wakes the owner, which checks
+// ready and sleeps again. It is for an owner that must wait for something
+// else while frames it may not take yet reach it (package mpi: a rank at
+// the gate of a collective computed across processes, where frames from
+// processes already past the collective may arrive).
+func (ib *Inbox) WaitFor(ready func() bool) {
+	for !ready() {
+		ib.naps.Add(1)
+		ib.sleeping.Store(true)
+		polled := len(ib.pollers) > 0
+		if polled {
+			ib.watchAndPoll()
+		}
+		if !ready() {
+			ib.nap()
+		}
+		ib.sleeping.Store(false)
+		if polled {
+			ib.watch(false)
+		}
+	}
+}
+
+// nap blocks until a Kick, out of the SpinGroup's awake count meanwhile.
+func (ib *Inbox) nap() {
+	g := ib.group
+	if g != nil {
+		g.awake.Add(-1)
+	}
+	<-ib.wake
+	if g != nil {
+		g.awake.Add(1)
+	}
+}
 
 // Asleep reports whether the owner is sleeping in Park (or spinning there,
 // with Spin.Counted) with nothing queued and no wake-up pending, and which

@@ -42,6 +42,8 @@ func vprog(t *testing.T, name string) string {
 			"cpuburn":  "./testdata/cpuburn",
 			"earlyack": "./testdata/earlyack",
 			"stalls":   "./testdata/stalls",
+			"barrier":  "../../samples/barrier",
+			"gatefall": "./testdata/gatefallback",
 		} {
 			bin := filepath.Join(dir, "v-"+name)
 			if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/gompi/gompi/mpi"
+)
+
+// TestVirtualGateAcrossProcesses: with the ranks in 2 and 3 processes,
+// over shared memory and TCP, Barrier and Allreduce computed at the gate
+// across processes (GOMPI_GATE_RANKS low enough) give the prediction and
+// every rank's record of the same job run by messages (the threshold above
+// the job), bit for bit, and each rank counts the collectives the gate
+// computed: samples/barrier (a Barrier and an Allreduce, on 37 ranks, so
+// that the Allreduce folds pairs across processes), samples/skeleton with
+// -pipeline (halos and Algorithm 2 stalls between its Allreduces), and
+// testdata/gatefallback, whose first Barrier no process may compute (the
+// last rank enters it with a message on the way, so its process is not
+// ready and the others must fall back with it) and whose second it may.
+func TestVirtualGateAcrossProcesses(t *testing.T) {
+	for _, tc := range []struct {
+		prog  string
+		ranks string
+		args  []string
+		gated int64 // collectives a rank takes part in that the gate computes
+	}{
+		{"barrier", "37", nil, 2},
+		{"skeleton", "8", []string{"-iters", "4", "-big", "262144", "-pipeline"}, 4},
+		{"gatefall", "12", nil, 1},
+	} {
+		prog := vprog(t, tc.prog)
+		for _, np := range []string{"2", "3"} {
+			for _, transport := range []string{"shm", "tcp"} {
+				t.Run(fmt.Sprintf("%s/np%s/%s", tc.prog, np, transport), func(t *testing.T) {
+					run := func(gateRanks string) mpi.Report {
+						env := []string{"GOMPI_TRANSPORT=" + transport, "GOMPI_GATE_RANKS=" + gateRanks}
+						args := append([]string{"-np", np, "-virtual", tc.ranks, "-cpu-scale", "0", prog}, tc.args...)
+						rep, _ := vrun(t, env, args...)
+						return rep
+					}
+					gate, msgs := run("2"), run("1000000")
+					if gate.Predicted != msgs.Predicted {
+						t.Errorf("predicted %.17g at the gate, %.17g by messages", gate.Predicted, msgs.Predicted)
+					}
+					if len(gate.PerRank) != len(msgs.PerRank) || len(gate.PerRank) == 0 {
+						t.Fatalf("%d records at the gate, %d by messages", len(gate.PerRank), len(msgs.PerRank))
+					}
+					for i := range gate.PerRank {
+						a, b := gate.PerRank[i], msgs.PerRank[i]
+						if a.Gated != tc.gated || b.Gated != 0 {
+							t.Errorf("rank %d: %d collectives computed at the gate, want %d; %d by messages", i, a.Gated, tc.gated, b.Gated)
+						}
+						// How many waits a rank keeps depends on when the
+						// job's settled time reached it (host timing).
+						a.Gated, a.HistoryKept, b.HistoryKept = 0, 0, 0
+						if !reflect.DeepEqual(a, b) {
+							t.Errorf("rank %d:\n at the gate  %+v\n by messages %+v", i, a, b)
+						}
+					}
+				})
+			}
+		}
+	}
+}
