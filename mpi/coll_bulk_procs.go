@@ -58,6 +58,11 @@ type procGate struct {
 	from   int         // the process whose frame it waits for
 	// out[p] is the round's frame body for process p being built.
 	out [][]byte
+	// least is the earliest clock of this process's ranks when the gate
+	// last computed a collective (+Inf before): the next agreement
+	// carries it, and the least of every process's bounds every message
+	// sent since (trim).
+	least float64
 }
 
 // gateMsg is a gate frame as received.
@@ -88,7 +93,7 @@ const defaultGateRanks = 0
 func newProcGate(w *world, bases []int, me int) *procGate {
 	procs := len(bases) - 1
 	pg := &procGate{w: w, bases: bases, me: me, routes: make([]transport.Transport, procs),
-		queue: make([][]gateMsg, procs), out: make([][]byte, procs)}
+		queue: make([][]gateMsg, procs), out: make([][]byte, procs), least: math.Inf(1)}
 	w.ranks[0].inbox.SetControl(pg.deliver)
 	return pg
 }
@@ -226,10 +231,11 @@ func (pg *procGate) crossCounts() (sent, recvd int64) {
 // whether this process may take part, sizes what an Allreduce brings (its
 // bytes and element size; zero for a Barrier). It reports whether every
 // process computes the collective at the gate: all ready for the same
-// collective with the same sizes, nothing in flight.
-func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]uint64) (bool, error) {
+// collective with the same sizes, nothing in flight; and least, the least
+// of every process's procGate.least (trim).
+func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]uint64) (ok bool, least float64, err error) {
 	sent, recvd := pg.crossCounts()
-	var b [33]byte
+	var b [41]byte
 	if ready {
 		b[0] = 1 | byte(op)<<1
 	}
@@ -237,15 +243,17 @@ func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]u
 	binary.LittleEndian.PutUint64(b[9:], uint64(recvd))
 	binary.LittleEndian.PutUint64(b[17:], sizes[0])
 	binary.LittleEndian.PutUint64(b[25:], sizes[1])
+	binary.LittleEndian.PutUint64(b[33:], math.Float64bits(pg.least))
+	least = pg.least
 	for p := range pg.routes {
 		if p != pg.me {
 			if err := pg.send(p, gateAgree, seq, 0, b[:]); err != nil {
-				return false, err
+				return false, 0, err
 			}
 		}
 	}
 	if !ready {
-		return false, nil
+		return false, 0, nil
 	}
 	all := true
 	for p := range pg.routes {
@@ -254,16 +262,48 @@ func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]u
 		}
 		body, err := pg.await(r, p, gateAgree, seq, 0)
 		if err != nil {
-			return false, err
+			return false, 0, err
 		}
 		if len(body) != len(b) {
-			return false, fmt.Errorf("collective gate: agreement of %d bytes from process %d", len(body), p)
+			return false, 0, fmt.Errorf("collective gate: agreement of %d bytes from process %d", len(body), p)
 		}
-		all = all && body[0] == b[0] && string(body[17:]) == string(b[17:])
+		all = all && body[0] == b[0] && string(body[17:33]) == string(b[17:33])
 		sent += int64(binary.LittleEndian.Uint64(body[1:]))
 		recvd += int64(binary.LittleEndian.Uint64(body[9:]))
+		least = min(least, math.Float64frombits(binary.LittleEndian.Uint64(body[33:])))
 	}
-	return all && sent == recvd, nil
+	return all && sent == recvd, least, nil
+}
+
+// The ranks' histories of waits across processes. The gate in one process
+// trims them as it computes (forget, roundBound), from the clocks of
+// every rank; here each process sees only its own. But when the gate has
+// computed a collective nothing is on its way anywhere (the agreement saw
+// to it), so every message sent since arrives no earlier than the
+// earliest clock of all ranks then. Each process sends its own earliest
+// in the next agreement (procGate.least), and once the processes agree
+// each trims its ranks before the least of them (forgetBefore): a rank
+// keeps the waits since the previous collective, where by messages its
+// history grew to historyCap.
+
+// trim forgets, at every rank here, the waits before bound (see above).
+func (pg *procGate) trim(bound float64) {
+	if math.IsInf(bound, 1) {
+		return
+	}
+	for _, o := range pg.w.ranks {
+		forgetBefore(o, bound)
+	}
+}
+
+// noteLeast records the earliest clock of the ranks here once the gate has
+// computed a collective.
+func (pg *procGate) noteLeast() {
+	pg.least = math.Inf(1)
+	for _, o := range pg.w.ranks {
+		t, _ := o.clock.Now()
+		pg.least = min(pg.least, t)
+	}
 }
 
 // barrierAcross is Barrier's dissemination algorithm (barrier) for this
@@ -362,19 +402,21 @@ func (g *bulkGate) computeAcross(r *rank, s *bulkSlot, op bulkOp) bool {
 	if op == bulkAllreduce && len(g.accs) > 0 {
 		sizes = [2]uint64{uint64(len(g.accs[0])), uint64(g.rds[0].size)}
 	}
-	ok, err := g.procs.agree(r, op, seq, ready, sizes)
+	ok, least, err := g.procs.agree(r, op, seq, ready, sizes)
 	if err == nil && ok && !s.state.CompareAndSwap(gateOpen, gateComputing) {
 		// Only a rank arriving not ready makes a process fall back, and
 		// this one was ready when its last rank arrived.
 		err = fmt.Errorf("collective gate: collective %d fell back after every process agreed to compute it", seq)
 	}
 	if err == nil && ok {
+		g.procs.trim(least)
 		switch op {
 		case bulkBarrier:
 			err = g.barrierAcross(r, seq)
 		case bulkAllreduce:
 			err = g.allreduceAcross(r, seq)
 		}
+		g.procs.noteLeast()
 	}
 	if err != nil {
 		r.w.fail(&Error{Class: ClassOther, Msg: "virtual collective across processes", Err: err})

@@ -23,7 +23,7 @@ gobin gate-vs-messages.sh ./samples/barrier ./samples/commskel ./samples/skeleto
 
 # strip FILE: the report without what may differ.
 strip() {
-	sed -e 's/"gated":[0-9]*//; s/"history_kept":[0-9]*//; /"wall"/d; /"slowdown"/d; /"history_kept"/d; /"gated"/d' "$1"
+	sed -e 's/"gated":[0-9][0-9]*//; s/"history_kept":[0-9][0-9]*//; /"wall"/d; /"slowdown"/d; /"history_kept"/d; /"gated"/d' "$1"
 }
 
 fails=0

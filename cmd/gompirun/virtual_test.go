@@ -44,6 +44,7 @@ func vprog(t *testing.T, name string) string {
 			"stalls":   "./testdata/stalls",
 			"barrier":  "../../samples/barrier",
 			"gatefall": "./testdata/gatefallback",
+			"commskel": "../../samples/commskel",
 		} {
 			bin := filepath.Join(dir, "v-"+name)
 			if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
