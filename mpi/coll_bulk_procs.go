@@ -88,6 +88,10 @@ const GateRanksEnv = "GOMPI_GATE_RANKS"
 
 const defaultGateRanks = 0
 
+// maxGateFrame bounds a gate frame's payload: a round's arrival times and
+// bytes for every rank of a process are far less.
+const maxGateFrame = 1 << 34
+
 // newProcGate makes process me's side of the gate and takes the gate
 // frames its first rank's inbox receives; connect gives it the routes.
 func newProcGate(w *world, bases []int, me int) *procGate {
@@ -99,7 +103,7 @@ func newProcGate(w *world, bases []int, me int) *procGate {
 }
 
 // connect takes the routes to the other processes' first ranks from the
-// job's table (after countRoutes, whose counting it leaves out).
+// job's table, leaving out countRoutes's counting if it has wrapped them.
 func (pg *procGate) connect(table *transport.Table) {
 	for p := range pg.routes {
 		if p == pg.me {
@@ -129,6 +133,11 @@ func (pg *procGate) procOf(r int) int {
 
 // deliver takes a gate frame from a transport (Inbox.SetControl).
 func (pg *procGate) deliver(f *transport.Frame) {
+	if f.Size < 0 || f.Size > maxGateFrame {
+		f.Free()
+		pg.w.fail(&Error{Class: ClassOther, Msg: fmt.Sprintf("collective gate: frame of %d bytes from another process", f.Size)})
+		return
+	}
 	body := make([]byte, f.Size)
 	n, err := f.ReadPayload(body)
 	m := gateMsg{kind: f.Tag, seq: f.SendID, round: f.RecvID, body: body[:n]}

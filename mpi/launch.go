@@ -81,13 +81,13 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 		}
 	}
 	w.partial = &partialPublisher{client: client, proc: env.Proc, w: w, virt: js.virt}
-	w.agent = watchJob(env, w, part)
 	if pg != nil {
-		if w.agent == nil {
-			countRoutes(w, part.Routes, part.Local) // the agreement compares the counts
-		}
-		pg.connect(part.Routes)
+		pg.connect(part.Routes) // before the agent reads w.bulk.procs, and before countRoutes
 		w.bulk.procs = pg
+	}
+	w.agent = watchJob(env, w, part)
+	if pg != nil && w.agent == nil {
+		countRoutes(w, part.Routes, part.Local) // the agreement compares the counts
 	}
 	w.countCross = w.agent != nil || pg != nil
 	w.out = part.Routes
