@@ -2,11 +2,44 @@ package main
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/gompi/gompi/mpi"
 )
+
+var (
+	raceProgsMu sync.Mutex
+	raceProgs   = map[string]string{} // name -> binary built with -race
+)
+
+// gateProg is vprog's program name, built with the race detector when
+// the tests run under it: the gate across processes is concurrent code
+// that runs only in launched processes (the whole suite's programs
+// under -race would take it past its time).
+func gateProg(t *testing.T, name string) string {
+	t.Helper()
+	bin := vprog(t, name)
+	if !raceBuild {
+		return bin
+	}
+	raceProgsMu.Lock()
+	defer raceProgsMu.Unlock()
+	if b, ok := raceProgs[name]; ok {
+		return b
+	}
+	pkg := map[string]string{"barrier": "../../samples/barrier", "skeleton": "../../samples/skeleton",
+		"commskel": "../../samples/commskel", "gatefall": "./testdata/gatefallback"}[name]
+	race := filepath.Join(filepath.Dir(bin), "race-"+name)
+	if out, err := exec.Command("go", "build", "-race", "-o", race, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("building %s with -race: %v\n%s", pkg, err, out)
+	}
+	raceProgs[name] = race
+	return race
+}
 
 // TestVirtualGateAcrossProcesses: with the ranks in 2 and 3 processes,
 // over shared memory and TCP, Barrier and Allreduce computed at the gate
@@ -30,7 +63,7 @@ func TestVirtualGateAcrossProcesses(t *testing.T) {
 		{"skeleton", "8", []string{"-iters", "4", "-big", "262144", "-pipeline"}, 4},
 		{"gatefall", "12", nil, 1},
 	} {
-		prog := vprog(t, tc.prog)
+		prog := gateProg(t, tc.prog)
 		for _, np := range []string{"2", "3"} {
 			for _, transport := range []string{"shm", "tcp"} {
 				t.Run(fmt.Sprintf("%s/np%s/%s", tc.prog, np, transport), func(t *testing.T) {
@@ -73,7 +106,7 @@ func TestVirtualGateAcrossProcesses(t *testing.T) {
 // waits a rank (without the trimming, 80: the ranks' settled time seldom
 // reaches them in so short a run) and predicts what it does by messages.
 func TestVirtualGateTrimsAcrossProcesses(t *testing.T) {
-	prog := vprog(t, "commskel")
+	prog := gateProg(t, "commskel")
 	for _, np := range []string{"2", "3"} {
 		run := func(gateRanks string) mpi.Report {
 			rep, _ := vrun(t, []string{"GOMPI_GATE_RANKS=" + gateRanks}, "-np", np, "-virtual", "64", "-cpu-scale", "0", prog, "-iters", "10")
