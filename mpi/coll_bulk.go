@@ -15,11 +15,12 @@ import (
 // model's arithmetic: each wakes its receiver's goroutine and touches
 // dozens of cache lines of request, inbox, frame and stack (docs/model.md,
 // "What grows with P" has the counts), so at a million ranks the run is
-// bound by memory, not by the model. When every rank of the job is a
-// goroutine of this process, a collective on COMM_WORLD (or on any
+// bound by memory, not by the model. A collective on COMM_WORLD (or on any
 // communicator holding every rank in the world's order) needs none of
 // that: its ranks meet at a gate, and the last to arrive runs every rank's
-// part of the algorithm on their clocks, round by round, calling the same
+// part of the algorithm on their clocks (with the ranks in several
+// processes, every rank's of its process, trading what crosses with the
+// others: coll_bulk_procs.go), round by round, calling the same
 // event points with the same arguments in the same order as the message
 // path would (the order in which each message reaches the host after its
 // receive is posted and is dealt with in the waiting phase, which
@@ -37,8 +38,9 @@ import (
 // sent or charged when the fallback is decided, so the message path then
 // runs as if the gate had not been there.
 
-// bulkGate is where the ranks of a one-process virtual world meet for a
-// collective on COMM_WORLD or a communicator like it (bulkGateFor).
+// bulkGate is where the ranks of a virtual world hosted by this process
+// meet for a collective on COMM_WORLD or a communicator like it
+// (bulkGateFor).
 // Consecutive collectives alternate between two
 // slots: a rank can only arrive at collective k+2 once every rank has
 // arrived at k+1, so by then no rank still reads slot k's state, and the
