@@ -58,11 +58,6 @@ type procGate struct {
 	from   int         // the process whose frame it waits for
 	// out[p] is the round's frame body for process p being built.
 	out [][]byte
-	// least is the earliest clock of this process's ranks when the gate
-	// last computed a collective (+Inf before): the next agreement
-	// carries it, and the least of every process's bounds every message
-	// sent since (trim).
-	least float64
 }
 
 // gateMsg is a gate frame as received.
@@ -97,7 +92,7 @@ const maxGateFrame = 1 << 34
 func newProcGate(w *world, bases []int, me int) *procGate {
 	procs := len(bases) - 1
 	pg := &procGate{w: w, bases: bases, me: me, routes: make([]transport.Transport, procs),
-		queue: make([][]gateMsg, procs), out: make([][]byte, procs), least: math.Inf(1)}
+		queue: make([][]gateMsg, procs), out: make([][]byte, procs)}
 	w.ranks[0].inbox.SetControl(pg.deliver)
 	return pg
 }
@@ -226,24 +221,28 @@ func (pg *procGate) await(r *rank, p int, kind int32, seq, round uint64) ([]byte
 	}
 }
 
-// crossCounts sums what this process's ranks sent to and took from other
-// processes (virtual_quiesce.go).
-func (pg *procGate) crossCounts() (sent, recvd int64) {
+// arrivals sums what this process's ranks, all at the gate, sent to and
+// took from other processes (virtual_quiesce.go), and finds their
+// earliest clock.
+func (pg *procGate) arrivals() (sent, recvd int64, least float64) {
+	least = math.Inf(1)
 	for _, r := range pg.w.ranks {
 		sent += r.xout.Load()
 		recvd += r.xin.Load()
+		t, _ := r.clock.Now()
+		least = min(least, t)
 	}
-	return sent, recvd
+	return sent, recvd, least
 }
 
 // agree is the agreement of collective seq (op) for leader r: ready says
 // whether this process may take part, sizes what an Allreduce brings (its
 // bytes and element size; zero for a Barrier). It reports whether every
 // process computes the collective at the gate: all ready for the same
-// collective with the same sizes, nothing in flight; and least, the least
-// of every process's procGate.least (trim).
+// collective with the same sizes, nothing in flight; and least, the
+// earliest clock of all ranks (trim).
 func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]uint64) (ok bool, least float64, err error) {
-	sent, recvd := pg.crossCounts()
+	sent, recvd, least := pg.arrivals()
 	var b [41]byte
 	if ready {
 		b[0] = 1 | byte(op)<<1
@@ -252,8 +251,7 @@ func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]u
 	binary.LittleEndian.PutUint64(b[9:], uint64(recvd))
 	binary.LittleEndian.PutUint64(b[17:], sizes[0])
 	binary.LittleEndian.PutUint64(b[25:], sizes[1])
-	binary.LittleEndian.PutUint64(b[33:], math.Float64bits(pg.least))
-	least = pg.least
+	binary.LittleEndian.PutUint64(b[33:], math.Float64bits(least))
 	for p := range pg.routes {
 		if p != pg.me {
 			if err := pg.send(p, gateAgree, seq, 0, b[:]); err != nil {
@@ -286,14 +284,14 @@ func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]u
 
 // The ranks' histories of waits across processes. The gate in one process
 // trims them as it computes (forget, roundBound), from the clocks of
-// every rank; here each process sees only its own. But when the gate has
-// computed a collective nothing is on its way anywhere (the agreement saw
-// to it), so every message sent since arrives no earlier than the
-// earliest clock of all ranks then. Each process sends its own earliest
-// in the next agreement (procGate.least), and once the processes agree
-// each trims its ranks before the least of them (forgetBefore): a rank
-// keeps the waits since the previous collective, where by messages its
-// history grew to historyCap.
+// every rank; here each process sees only its own. But when the processes
+// agree to compute a collective, every rank is at the gate and nothing is
+// on its way anywhere, so every message still to come arrives no earlier
+// than the earliest clock of all ranks. Each process sends its own
+// earliest in the agreement, and once they agree each trims its ranks
+// before the least of them (forgetBefore): a rank keeps about the waits
+// since the previous collective, where by messages its history may grow
+// towards historyCap.
 
 // trim forgets, at every rank here, the waits before bound (see above).
 func (pg *procGate) trim(bound float64) {
@@ -302,16 +300,6 @@ func (pg *procGate) trim(bound float64) {
 	}
 	for _, o := range pg.w.ranks {
 		forgetBefore(o, bound)
-	}
-}
-
-// noteLeast records the earliest clock of the ranks here once the gate has
-// computed a collective.
-func (pg *procGate) noteLeast() {
-	pg.least = math.Inf(1)
-	for _, o := range pg.w.ranks {
-		t, _ := o.clock.Now()
-		pg.least = min(pg.least, t)
 	}
 }
 
@@ -425,7 +413,6 @@ func (g *bulkGate) computeAcross(r *rank, s *bulkSlot, op bulkOp) bool {
 		case bulkAllreduce:
 			err = g.allreduceAcross(r, seq)
 		}
-		g.procs.noteLeast()
 	}
 	if err != nil {
 		r.w.fail(&Error{Class: ClassOther, Msg: "virtual collective across processes", Err: err})
