@@ -53,7 +53,7 @@ var settings = []setting{
 		_, err := wireup.ParseSpin(v)
 		return err
 	}},
-	{GateRanksEnv, "0: every job", "mpi readJobSettings", atLeast(0)},
+	{GateRanksEnv, "64 ranks", "mpi readJobSettings", atLeast(0)},
 	{EagerLimitEnv, "65536 bytes in one process, 16384 between processes", "mpi newConfig", atLeast(0)},
 	{launch.EnvHostConcurrency, "counted by each process from its machine", "mpi setHostConcurrency", atLeast(1)},
 	{launch.EnvMachine, "none: set by gompirun -virtual", "mpi virtualFromEnv", func(v string) error {

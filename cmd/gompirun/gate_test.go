@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -118,6 +119,26 @@ func TestVirtualGateTrimsAcrossProcesses(t *testing.T) {
 		}
 		if gate.HistoryKept > 8 {
 			t.Errorf("-np %s: a rank keeps up to %d waits at the gate (%d by messages)", np, gate.HistoryKept, msgs.HistoryKept)
+		}
+	}
+}
+
+// TestVirtualGateDeadlock: ranks waiting at the gate across processes for
+// a rank that never comes (testdata/gatefallback -stuck: it waits for a
+// message nobody sends) are a deadlock gompirun reports, naming each
+// rank's call, with 2 and 3 processes: a leader waiting for another
+// process's agreement counts as asleep in its collective.
+func TestVirtualGateDeadlock(t *testing.T) {
+	prog := gateProg(t, "gatefall")
+	for _, np := range []string{"2", "3"} {
+		r := gorun(t, []string{"GOMPI_GATE_RANKS=0"}, "-np", np, "-virtual", "6", "-cpu-scale", "0", "-timeout", "20s", prog, "-stuck")
+		want := "gompirun: deadlock: every unfinished rank is blocked and nothing is in flight:\n"
+		for i := 0; i < 5; i++ {
+			want += fmt.Sprintf("  rank %d in Barrier\n", i)
+		}
+		want += "  rank 5 in Recv from any source tag 99\n"
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("-np %s: exit %d, stderr %q; want exit 1 and %q", np, r.code, r.stderr, want)
 		}
 	}
 }
