@@ -243,8 +243,14 @@ func (g *bulkGate) computeAll(r *rank, s *bulkSlot, op bulkOp) bool {
 		g.allreduce(r.w.ranks)
 	}
 	g.forget(r.w.ranks)
+	return g.computed(r, s, r.bulkSeq)
+}
+
+// computed ends collective seq in slot s, which r (the last rank to
+// arrive here) has computed: the ranks waiting there leave.
+func (g *bulkGate) computed(r *rank, s *bulkSlot, seq uint64) bool {
 	if h := testHookBulkComputed; h != nil {
-		h(r.bulkSeq)
+		h(seq)
 	}
 	r.stats.gated++
 	s.state.Store(gateDone)

@@ -426,17 +426,7 @@ func (g *bulkGate) computeAcross(r *rank, s *bulkSlot, op bulkOp) bool {
 		g.fallBack(r.w, s)
 		return false
 	}
-	if h := testHookBulkComputed; h != nil {
-		h(seq)
-	}
-	r.stats.gated++
-	s.state.Store(gateDone)
-	for _, o := range r.w.ranks {
-		if o != r {
-			o.inbox.Kick()
-		}
-	}
-	return true
+	return g.computed(r, s, seq)
 }
 
 // crossing is one phase's trade for allreduceAcross: the messages this

@@ -473,14 +473,7 @@ func (ib *Inbox) sleep(ready func() bool, spin bool) {
 		}
 		return
 	}
-	g := ib.group
-	if g != nil {
-		g.awake.Add(-1)
-	}
-	<-ib.wake
-	if g != nil {
-		g.awake.Add(1)
-	}
+	ib.nap()
 	ib.sleeping.Store(false)
 	if polled {
 		ib.watch(false)
