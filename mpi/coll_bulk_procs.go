@@ -226,7 +226,8 @@ func (pg *procGate) await(r *rank, p int, kind int32, seq, round uint64) ([]byte
 
 // arrivals sums what this process's ranks, all at the gate, sent to and
 // took from other processes (virtual_quiesce.go), and finds their
-// earliest clock.
+// earliest clock. Only for a process whose ranks all arrived ready: after
+// a fallback they run on, and their clocks are theirs.
 func (pg *procGate) arrivals() (sent, recvd int64, least float64) {
 	least = math.Inf(1)
 	for _, r := range pg.w.ranks {
@@ -245,10 +246,11 @@ func (pg *procGate) arrivals() (sent, recvd int64, least float64) {
 // collective with the same sizes, nothing in flight; and least, the
 // earliest clock of all ranks (trim).
 func (pg *procGate) agree(r *rank, op bulkOp, seq uint64, ready bool, sizes [2]uint64) (ok bool, least float64, err error) {
-	sent, recvd, least := pg.arrivals()
-	var b [41]byte
+	var b [41]byte // a process not ready sends only that
+	var sent, recvd int64
 	if ready {
 		b[0] = 1 | byte(op)<<1
+		sent, recvd, least = pg.arrivals()
 	}
 	binary.LittleEndian.PutUint64(b[1:], uint64(sent))
 	binary.LittleEndian.PutUint64(b[9:], uint64(recvd))
@@ -398,8 +400,11 @@ func (g *bulkGate) work0() *bulkWorker {
 func (g *bulkGate) computeAcross(r *rank, s *bulkSlot, op bulkOp) bool {
 	seq := r.bulkSeq
 	ready := s.state.Load() == gateOpen
-	var sizes [2]uint64 // an Allreduce's bytes and element size, the same everywhere
-	if op == bulkAllreduce && len(g.accs) > 0 {
+	// An Allreduce's bytes and element size, the same everywhere; read
+	// only when ready (after a fallback the ranks take their arguments
+	// back).
+	var sizes [2]uint64
+	if ready && op == bulkAllreduce {
 		sizes = [2]uint64{uint64(len(g.accs[0])), uint64(g.rds[0].size)}
 	}
 	ok, least, err := g.procs.agree(r, op, seq, ready, sizes)
