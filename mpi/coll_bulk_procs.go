@@ -393,8 +393,10 @@ func (g *bulkGate) work0() *bulkWorker {
 }
 
 // computeAcross is computeAll in a job of several processes: r is its
-// process's last rank to arrive at collective op, in slot s. The slot stays open during the agreement, so that a rank of
-// this process whose inbox receives a frame still falls back (meet).
+// process's last rank to arrive at collective op, in slot s. The slot
+// stays open during the agreement; across processes its ranks do not fall
+// back on a frame (meet), which may come from a process already past the
+// collective: the agreement decides.
 //
 //go:noinline
 func (g *bulkGate) computeAcross(r *rank, s *bulkSlot, op bulkOp) bool {
