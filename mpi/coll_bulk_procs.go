@@ -319,7 +319,7 @@ func (g *bulkGate) barrierAcross(r *rank, seq uint64) error {
 	nl := len(ranks)
 	arrival, posted := g.scratch(nl)
 	hdr := &g.work0().hdr
-	from := make([]bool, len(pg.routes))
+	c := &crossing{pg: pg, from: make([]bool, len(pg.routes))}
 	for mask, round := 1, uint64(0); mask < n; mask, round = mask<<1, round+1 {
 		for i, o := range ranks {
 			posted[i] = o.bulkPost()
@@ -331,54 +331,17 @@ func (g *bulkGate) barrierAcross(r *rank, seq uint64) error {
 			if j := dst - base; j >= 0 && j < nl {
 				arrival[j] = ta
 			} else {
-				p := pg.procOf(dst)
-				pg.out[p] = binary.LittleEndian.AppendUint32(pg.out[p], uint32(dst))
-				pg.out[p] = binary.LittleEndian.AppendUint64(pg.out[p], math.Float64bits(ta))
+				c.add(pg.procOf(dst), dst, ta, nil)
+			}
+			if src := (base + i - mask + n) % n; src-base < 0 || src-base >= nl {
+				c.expect(src)
 			}
 		}
-		for p, b := range pg.out {
-			if len(b) > 0 {
-				if err := pg.send(p, gateRound, seq, round, b); err != nil {
-					return err
-				}
-			}
-			pg.out[p] = b[:0]
-		}
-		clear(from)
-		for i := range nl {
-			src := base + i - mask
-			if src < 0 {
-				src += n
-			}
-			if src-base < 0 || src-base >= nl {
-				from[pg.procOf(src)] = true
-			}
-		}
-		for p, want := range from {
-			if !want {
-				continue
-			}
-			body, err := pg.await(r, p, gateRound, seq, round)
-			if err != nil {
-				return err
-			}
-			if len(body)%12 != 0 {
-				return fmt.Errorf("collective gate: round frame of %d bytes from process %d", len(body), p)
-			}
-			for k := 0; k < len(body); k += 12 {
-				j := int(binary.LittleEndian.Uint32(body[k:])) - base
-				if j < 0 || j >= nl {
-					return fmt.Errorf("collective gate: process %d sent an arrival for rank %d", p, j+base)
-				}
-				arrival[j] = math.Float64frombits(binary.LittleEndian.Uint64(body[k+4:]))
-			}
+		if err := c.trade(r, seq, round, func(j int, ta float64, _ []byte) { arrival[j] = ta }); err != nil {
+			return err
 		}
 		for i, o := range ranks {
-			src := base + i - mask
-			if src < 0 {
-				src += n
-			}
-			o.bulkWait(hdr, src, arrival[i], 0, posted[i])
+			o.bulkWait(hdr, (base+i-mask+n)%n, arrival[i], 0, posted[i])
 		}
 	}
 	return nil
