@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -773,6 +774,23 @@ func TestVirtualStallDealsDataForALaterWait(t *testing.T) {
 	}
 }
 
+// emptyBurst is what the thread CPU meter charges for a burst with nothing
+// in it, the median of a thousand: the cost of reading the clock.
+func emptyBurst(t *testing.T) float64 {
+	cpu, err := vtime.NewThreadCPU(1)
+	if err != nil {
+		t.Skip(err)
+	}
+	m := cpu.Meter()
+	b := make([]float64, 1000)
+	for i := range b {
+		m.Begin()
+		b[i] = m.End()
+	}
+	slices.Sort(b)
+	return b[len(b)/2]
+}
+
 // TestVirtualEngineWorkIsNotComputation: the engine's own work inside an
 // MPI call is not charged as the program's computation (the target's MPI
 // spends it within o(s)). Rank 0 finds k messages of another tag ahead of
@@ -781,15 +799,17 @@ func TestVirtualStallDealsDataForALaterWait(t *testing.T) {
 // activity of the paper starts; the program itself computes nothing but
 // its loop. Charged as computation, that is what rank 0's report showed
 // before the engine bracketed its work (eventClock.EnterEngine). What remains
-// is one measured burst per call, the loop and the meter's own reading
-// (about 0.25 us here): the bound allows 2 us per call, a fifth of the
-// matching.
+// is one measured burst per call, the loop and the meter's own reading: the
+// bound allows 2 us per call beyond twice an empty burst measured here (the
+// clock's system call took 0.25 us on one day of the development VM and
+// 1.4 us on another), a fifth of the matching.
 func TestVirtualEngineWorkIsNotComputation(t *testing.T) {
 	const k, m = 20000, 1000
 	v, err := NewVirtual(tianhe1a(t), 2, 1)
 	if err != nil {
 		t.Skip(err) // no thread CPU clock
 	}
+	empty := emptyBurst(t)
 	err = v.Run(func(c *Comm) error {
 		one := []byte{1}
 		if c.Rank() == 1 {
@@ -824,8 +844,9 @@ func TestVirtualEngineWorkIsNotComputation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, res := range v.Results() {
-		if calls := k + m + 1; res.Rank == 0 && res.Computation > float64(calls)*2e-6*raceSlowdown {
-			t.Errorf("rank 0 charged %.3g s of computation in %d calls that compute nothing (m x k = %d comparisons of matching are the engine's)", res.Computation, calls, m*k)
+		if calls := k + m + 1; res.Rank == 0 && res.Computation > float64(calls)*(2e-6*raceSlowdown+2*empty) {
+			t.Errorf("rank 0 charged %.3g s of computation in %d calls that compute nothing (m x k = %d comparisons of matching are the engine's; an empty burst measures %.3g us)",
+				res.Computation, calls, m*k, empty*1e6)
 		}
 	}
 }
