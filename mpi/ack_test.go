@@ -27,7 +27,7 @@ func TestHandshakeSaysWhetherTheRankExchanges(t *testing.T) {
 	if alone.Kind != transport.Ack || alone.Flags&transport.FlagExchanging != 0 {
 		t.Fatalf("ACK of a rank with no sends: %+v", alone.Header)
 	}
-	r.sends = map[uint64]*Request{9: {r: r, comm: r.worldComm, id: 9}}
+	r.rareState().sends = map[uint64]*Request{9: {r: r, comm: r.worldComm, id: 9}}
 	exchanging := r.ackFor(&Request{r: r, comm: r.worldComm, id: 2, buf: make([]byte, 1<<20)}, reqFrame(2))
 	if exchanging.Flags&transport.FlagExchanging == 0 {
 		t.Fatalf("ACK of a rank with a rendezvous send in progress: %+v", exchanging.Header)
@@ -39,7 +39,7 @@ func TestHandshakeSaysWhetherTheRankExchanges(t *testing.T) {
 	if d, _ := s.dataFor(send, ack); d.Flags&transport.FlagExchanging != 0 || d.Flags&transport.FlagRendezvous == 0 {
 		t.Fatalf("DATA of a rank with no matched receives: %+v", d.Header)
 	}
-	s.recvs = map[uint64]*Request{4: {r: s, comm: s.worldComm, id: 4}}
+	s.rareState().recvs = map[uint64]*Request{4: {r: s, comm: s.worldComm, id: 4}}
 	if d, _ := s.dataFor(send, ack); d.Flags&transport.FlagExchanging == 0 {
 		t.Fatalf("DATA of a rank with a matched receive waiting: %+v", d.Header)
 	}
@@ -64,7 +64,7 @@ func TestEagerLimitFollowsTheRoute(t *testing.T) {
 	w.overTCP = func(r int) bool { return r == 3 }
 	r := w.ranks[0]
 	out := &framesTo{}
-	r.out = out
+	w.out = out
 	for _, c := range []struct{ dst, limit int }{{1, DefaultEagerLimit}, {2, DefaultRemoteEagerLimit}, {3, DefaultNetEagerLimit}} {
 		for _, size := range []int{c.limit, c.limit + 1} {
 			out.got = nil

@@ -41,10 +41,10 @@ func (c *Comm) BufferAttach(buf []byte) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.r.bsend != nil {
-		return errorf(ClassBuffer, "BufferAttach: a buffer of %d bytes is already attached", len(c.r.bsend.mem))
+	if b := c.r.bsendBuf(); b != nil {
+		return errorf(ClassBuffer, "BufferAttach: a buffer of %d bytes is already attached", len(b.mem))
 	}
-	c.r.bsend = &bsendBuffer{mem: buf}
+	c.r.rareState().bsend = &bsendBuffer{mem: buf}
 	return nil
 }
 
@@ -55,20 +55,28 @@ func (c *Comm) BufferDetach() ([]byte, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	b := c.r.bsend
+	b := c.r.bsendBuf()
 	if b == nil {
 		return nil, nil
 	}
 	c.enter(callWaitall, 0, 0) // what a deadlock report says it waits in
 	defer c.leave()
 	err := c.r.drainBsend()
-	c.r.bsend = nil
+	c.r.rare.bsend = nil // b came from it
 	return b.mem, err
+}
+
+// bsendBuf is the rank's attached buffer for buffered sends, nil when none.
+func (r *rank) bsendBuf() *bsendBuffer {
+	if r.rare == nil {
+		return nil
+	}
+	return r.rare.bsend
 }
 
 // drainBsend waits for every buffered send of the rank to complete.
 func (r *rank) drainBsend() error {
-	b := r.bsend
+	b := r.bsendBuf()
 	if b == nil || len(b.segs) == 0 {
 		return nil
 	}
@@ -127,7 +135,7 @@ func (c *Comm) bsend(data []byte, dest, tag int) (Status, error) {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	r := c.r
-	b := r.bsend
+	b := r.bsendBuf()
 	if b == nil {
 		return Status{}, errorf(ClassBuffer, "Bsend of %d bytes with no buffer attached", len(data))
 	}
@@ -157,7 +165,7 @@ func (c *Comm) bsend(data []byte, dest, tag int) (Status, error) {
 // buffered sends waiting for an ACK or for their data to be taken can
 // complete.
 func (r *rank) pollBsend() {
-	b := r.bsend
+	b := r.bsendBuf()
 	reqs := make([]*Request, len(b.segs))
 	for i, s := range b.segs {
 		reqs[i] = s.q

@@ -146,7 +146,7 @@ func (c *Comm) spansWorld() bool {
 // without them changes nothing.
 func (r *rank) bulkReady() bool {
 	return r.virtual && r.trace == nil && r.rec == nil && len(r.early) == 0 && len(r.nbc.active) == 0 &&
-		r.nbc.agreeing == 0 && r.deferrals == 0 && r.probe == nil && r.pick == nil && !r.polling &&
+		r.nbc.agreeing == 0 && r.deferrals == 0 && r.probe == nil && r.picking() == nil && !r.polling &&
 		r.inbox.Empty()
 }
 
@@ -523,14 +523,15 @@ func (g *bulkGate) argsFor(n int) {
 // eagerToPartners reports whether the target sends size bytes eagerly from
 // rank me to each rank it exchanges with in allreduceRecDbl on n ranks.
 func (r *rank) eagerToPartners(me, n, size int) bool {
-	if r.targetEager == nil {
+	eager := r.w.targetEager
+	if !r.virtual || eager == nil {
 		return false
 	}
 	pof2 := pof2Below(n)
 	rem := n - pof2
 	newrank := me - rem
 	if me < 2*rem {
-		if size > r.targetEager(me, me^1) {
+		if size > eager(me, me^1) {
 			return false
 		}
 		if newrank = -1; me%2 == 1 {
@@ -541,7 +542,7 @@ func (r *rank) eagerToPartners(me, n, size int) bool {
 		return true
 	}
 	for mask := 1; mask < pof2; mask <<= 1 {
-		if size > r.targetEager(me, oldRank(newrank^mask, rem)) {
+		if size > eager(me, oldRank(newrank^mask, rem)) {
 			return false
 		}
 	}

@@ -125,11 +125,11 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 	if r.trace != nil {
 		r.traceMessage(kindSend, ctx, int32(r.id), int32(dst), q.id, 0)
 	}
-	limit := r.eagerLimit
-	if r.targetEager != nil {
-		limit = r.targetEager(r.id, dst)
+	limit := r.w.eagerLimit
+	if r.virtual && r.w.targetEager != nil {
+		limit = r.w.targetEager(r.id, dst)
 	} else if r.remote(dst) {
-		limit = r.eagerRemote
+		limit = r.w.eagerRemote
 		if r.w.overTCP != nil && r.w.overTCP(dst) {
 			limit = r.w.eagerNet
 		}
@@ -152,12 +152,13 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 		f.Flags |= transport.FlagSync
 	}
 	r.clock.Stamp(&f.Header)
-	if r.sends == nil {
-		r.sends = map[uint64]*Request{}
+	rr := r.rareState()
+	if rr.sends == nil {
+		rr.sends = map[uint64]*Request{}
 	}
-	r.sends[q.id] = q
+	rr.sends[q.id] = q
 	if err := r.sendFrame(f); err != nil {
-		delete(r.sends, q.id)
+		delete(rr.sends, q.id)
 		q.err = err
 		q.complete()
 	}
@@ -233,7 +234,7 @@ func (r *rank) startMatched(q *Request, f *transport.Frame) {
 // sendFrame hands a frame to the transports, turning a failure into an MPI error.
 func (r *rank) sendFrame(f *transport.Frame) error {
 	r.window = min(r.window, f.Arrival) // what it sets off happens after it arrives (virtual_window.go); 0 in real mode
-	if err := r.out.Send(f); err != nil {
+	if err := r.w.out.Send(f); err != nil {
 		f.Release()
 		return &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(int(f.Dst)) + " failed", Err: err}
 	}
@@ -245,10 +246,11 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 	q.matched = true
 	q.status.Source = q.comm.rankOfWorld(int(f.Src))
 	q.status.Tag = int(f.Tag)
-	if r.recvs == nil {
-		r.recvs = map[uint64]*Request{}
+	rr := r.rareState()
+	if rr.recvs == nil {
+		rr.recvs = map[uint64]*Request{}
 	}
-	r.recvs[q.id] = q
+	rr.recvs[q.id] = q
 	if r.remote(int(f.Src)) {
 		// A transport reading the DATA off a stream puts it straight
 		// into q's buffer (transport/landing.go).
@@ -259,7 +261,7 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 		Kind: transport.Ack, Context: f.Context, Src: int32(r.id), Dst: f.Src, Tag: f.Tag,
 		SendID: f.SendID, RecvID: q.id, Size: f.Size,
 	}
-	if len(r.sends) > 0 {
+	if len(rr.sends) > 0 {
 		ack.Flags |= transport.FlagExchanging
 	}
 	return ack
@@ -268,7 +270,7 @@ func (r *rank) ackFor(q *Request, f *transport.Frame) *transport.Frame {
 // sendReply sends an ACK for receive q; a failure completes q with the error.
 func (r *rank) sendReply(q *Request, ack *transport.Frame) {
 	if err := r.sendFrame(ack); err != nil {
-		delete(r.recvs, q.id)
+		delete(r.rare.recvs, q.id) // ackFor made r.rare
 		r.inbox.ForgetPayload(q.id)
 		q.err = err
 		q.complete()
@@ -291,7 +293,7 @@ func (r *rank) dataFor(q *Request, f *transport.Frame) (d *transport.Frame, owne
 		Src: int32(r.id), Dst: f.Src, Tag: q.tag, SendID: q.id, RecvID: f.RecvID,
 		Size: int64(len(q.buf)),
 	}
-	if len(r.recvs) > 0 {
+	if r.rare != nil && len(r.rare.recvs) > 0 {
 		d.Flags |= transport.FlagExchanging
 	}
 	if len(q.buf) > 0 && r.virtual && int(f.Src) == r.id {
@@ -371,9 +373,15 @@ func (r *rank) takeDirect(h *transport.Header, payload []byte) bool {
 func (r *rank) requestOf(h *transport.Header) (q *Request, idx int) {
 	switch {
 	case h.Kind == transport.Ack:
-		return r.sends[h.SendID], -1
+		if r.rare == nil {
+			return nil, -1
+		}
+		return r.rare.sends[h.SendID], -1
 	case h.Kind == transport.Data && h.Flags&transport.FlagRendezvous != 0:
-		return r.recvs[h.RecvID], -1
+		if r.rare == nil {
+			return nil, -1
+		}
+		return r.rare.recvs[h.RecvID], -1
 	}
 	for i, p := range r.posted {
 		if p.matches(h) {
@@ -398,7 +406,7 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		r.sendReply(q, ack)
 		f.Free()
 	case transport.Ack: // send the DATA
-		delete(r.sends, f.SendID)
+		delete(r.rare.sends, f.SendID) // q came from it (requestOf)
 		d, owned := r.dataFor(q, f)
 		sent := r.clock.Deal(&f.Header, related, &d.Header, len(q.buf), q.vstart)
 		q.acked = true
@@ -416,7 +424,7 @@ func (r *rank) deal(f *transport.Frame, q *Request, idx int, related bool) {
 		}
 	case transport.Data: // receive the DATA
 		if f.Flags&transport.FlagRendezvous != 0 {
-			delete(r.recvs, f.RecvID)
+			delete(r.rare.recvs, f.RecvID) // q came from it (requestOf)
 			if r.remote(int(f.Src)) {
 				r.inbox.ForgetPayload(f.RecvID) // if no transport took it
 			}

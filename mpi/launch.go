@@ -92,9 +92,6 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	w.countCross = w.agent != nil || pg != nil
 	w.out = part.Routes
 	w.overTCP = part.OverTCP()
-	for _, r := range w.ranks {
-		r.out = part.Routes
-	}
 	stopProfile, err := startProfile(env.Proc) // profile.go
 	if err != nil {
 		return err

@@ -130,7 +130,7 @@ func (r *rank) advanceTaken() bool {
 // each schedule, in start order, advances over every step the target has
 // completed by the caller's time (a poll of virtual_sensitive.go per
 // step). Every step is polled, even one the host has already completed:
-// a poll costs virtual time (rank.pollCost), and skipping it on the
+// a poll costs virtual time (world.pollCost), and skipping it on the
 // host's word made the prediction depend on the host's order.
 func (r *rank) pollSchedules() {
 	for _, s := range append([]*schedule(nil), r.nbc.active...) {

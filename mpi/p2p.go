@@ -321,7 +321,8 @@ func (c *Comm) probeFrame(src, tag int, ctx uint32, block, taking bool) *transpo
 		if pattern.deferred {
 			return false
 		}
-		if f := r.probeHit; f != nil {
+		if r.rare != nil && r.rare.probeHit != nil {
+			f := r.rare.probeHit
 			hit = f
 			return true
 		}
@@ -347,7 +348,10 @@ func (c *Comm) probeFrame(src, tag int, ctx uint32, block, taking bool) *transpo
 		r.waitPhase(found, block, nil)
 	}
 	ok := found()
-	r.probe, r.probeHit = nil, nil
+	r.probe = nil
+	if r.rare != nil {
+		r.rare.probeHit = nil
+	}
 	if !ok {
 		return nil
 	}

@@ -58,9 +58,9 @@ type schedule struct {
 type nbcState struct {
 	active      []*schedule      // outstanding schedules, in the order they started
 	cur         *schedule        // the schedule whose coroutine runs now; nil on the rank's goroutine
-	progressing bool             // the rank is progressing schedules: its waits are plain ones
-	agreeing    int              // blocking context-id agreements in flight (comm_idup.go)
 	held        map[int]*ctxHold // context ids Idups hold before confirming them (comm_idup.go)
+	agreeing    int32            // blocking context-id agreements in flight (comm_idup.go)
+	progressing bool             // the rank is progressing schedules: its waits are plain ones
 }
 
 // tagOffset is what csend and crecv add to an algorithm's tag.

@@ -296,7 +296,7 @@ type virtualClock struct {
 // attach is called by newWorld so the report can read the rank's counters.
 func (c *virtualClock) attach(r *rank) {
 	c.r = r
-	r.pollCost = max(c.v.target.Machine().Overhead.A, minPollCost)
+	r.w.pollCost = max(c.v.target.Machine().Overhead.A, minPollCost)
 }
 
 // abandon is called when the rank's goroutine dies mid-burst.

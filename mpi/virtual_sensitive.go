@@ -102,7 +102,7 @@ func (r *rank) decide(q *Request, i int, exact bool) {
 	if q == r.probe {
 		// The Probe finds f; it stays in the unexpected queue for the
 		// receive to come, and the wait lasts until it arrives.
-		r.probeHit = f
+		r.rareState().probeHit = f
 		r.dropEarly(f)
 		r.clock.Found(&f.Header)
 		return
@@ -218,8 +218,8 @@ func (r *rank) pendingTime() (float64, bool) {
 // pending event, or the time a poll answers for if earlier.
 func (r *rank) publishedTime() (float64, bool) {
 	t, ok := r.pendingTime()
-	if r.polling && (!ok || r.pollAt < t) {
-		return r.pollAt, true
+	if r.polling && (!ok || r.rare.pollAt < t) { // polling's pollAt is set (poll)
+		return r.rare.pollAt, true
 	}
 	return t, ok
 }
@@ -269,7 +269,7 @@ func (r *rank) pollStep(done func() bool) bool {
 		return true
 	}
 	now, _ := r.clock.Now()
-	r.polling, r.pollAt = true, now
+	r.rareState().pollAt, r.polling = now, true
 	r.park(done)
 	r.polling = false
 	if r.ordered || r.fellBack {
@@ -352,7 +352,7 @@ func (r *rank) iprobeVirtual(pattern *Request, taking bool) *transport.Frame {
 	if !(r.settled && r.settleGuess) {
 		r.stats.temporalExact++
 	}
-	r.clock.Overhead(r.pollCost)
+	r.clock.Overhead(r.w.pollCost)
 	if !ok {
 		return nil
 	}
@@ -391,10 +391,11 @@ func (r *rank) forgetSettled() {
 		return
 	}
 	t := math.Float64frombits(b)
-	if t <= r.forgotAt {
+	rr := r.rareState()
+	if t <= rr.forgotAt {
 		return
 	}
-	r.forgotAt = t
+	rr.forgotAt = t
 	for _, f := range r.unexpected {
 		t = min(t, f.Arrival)
 	}

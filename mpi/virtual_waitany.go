@@ -122,26 +122,35 @@ func (p *pickState) finalNow() []int {
 	return idx
 }
 
+// picking is the rank's pick in progress, nil when none.
+func (r *rank) picking() *pickState {
+	if r.rare == nil {
+		return nil
+	}
+	return r.rare.pick
+}
+
 // member reports whether q is one of the requests of the rank's pick in
 // progress.
 func (r *rank) member(q *Request) bool {
-	return r.pick != nil && q != nil && q.pickMark == r.waitEpoch
+	return r.picking() != nil && q != nil && q.pickMark == r.waitEpoch
 }
 
 // pickTime is the time of the rank's pending choice: its pick's earliest
 // known completion (+Inf when there is no pick or nothing is known).
 func (r *rank) pickTime() float64 {
-	if r.pick == nil || r.pick.chosen != nil {
+	p := r.picking()
+	if p == nil || p.chosen != nil {
 		return math.Inf(1)
 	}
-	_, t := firstDone(r.pick.reqs, r.pick.start, r.pick.some)
+	_, t := firstDone(p.reqs, p.start, p.some)
 	return t
 }
 
 // choose makes the pick's choice final (progressNext, once its time is the
 // job's earliest pending event).
 func (r *rank) choose(exact bool) {
-	p := r.pick
+	p := r.rare.pick // choose follows pickTime's answer
 	p.chosen, _ = firstDone(p.reqs, p.start, p.some)
 	if exact {
 		r.stats.temporalExact++
@@ -163,7 +172,7 @@ func (r *rank) waitFirst(reqs []*Request, some bool) []int {
 			q.pickMark = r.waitEpoch
 		}
 	}
-	r.pick = p
+	r.rareState().pick = p
 	decided := func() bool {
 		if p.chosen == nil {
 			if p.chosen = p.finalNow(); p.chosen != nil {
@@ -173,7 +182,7 @@ func (r *rank) waitFirst(reqs []*Request, some bool) []int {
 		return p.chosen != nil
 	}
 	r.waitPhase(decided, true, nil)
-	r.pick = nil
+	r.rare.pick = nil
 	r.waitChosen(reqs, p.chosen)
 	return p.chosen
 }
@@ -218,6 +227,6 @@ func (r *rank) testVirtual(reqs []*Request, complete func() bool, choose func() 
 	if exact {
 		r.stats.temporalExact++
 	}
-	r.clock.Overhead(r.pollCost)
+	r.clock.Overhead(r.w.pollCost)
 	return idx
 }

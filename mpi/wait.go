@@ -225,11 +225,11 @@ func (r *rank) pickDone(reqs []*Request) int {
 	if n == 0 {
 		return -1
 	}
-	start := r.anyCursor % n
+	start := int(r.anyCursor) % n
 	for k := 0; k < n; k++ {
 		i := (start + k) % n
 		if q := reqs[i]; q != nil && q.done.Load() {
-			r.anyCursor = i + 1
+			r.anyCursor = int32(i + 1)
 			return i
 		}
 	}

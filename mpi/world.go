@@ -114,10 +114,18 @@ type world struct {
 	// overTCP reports whether a rank of another process is reached over
 	// TCP, whose sends use eagerNet; nil when none is (Run, or a job of
 	// one host over shared memory).
-	overTCP  func(worldRank int) bool
-	eagerNet int
-	start    time.Time
-	exitFn   func(code int) // process-level abort (Main); nil for Run
+	overTCP func(worldRank int) bool
+
+	// The eager limits: to ranks hosted by this process, to ranks of
+	// other processes over shared memory and over TCP; in virtual mode
+	// targetEager, the target machine's limit for a message from src to
+	// dst, replaces them for ranks with a clock (nil in real mode).
+	eagerLimit, eagerRemote, eagerNet int
+	targetEager                       func(src, dst int) int
+	pollCost                          float64 // virtual time a poll takes (virtual_sensitive.go)
+
+	start  time.Time
+	exitFn func(code int) // process-level abort (Main); nil for Run
 
 	aborted  atomic.Bool
 	failOnce sync.Once
@@ -141,61 +149,72 @@ type world struct {
 
 // rank is one MPI process: its engine state. All fields but the atomics are
 // touched only by the rank's goroutine.
+//
+// A virtual run may host a million ranks in one process, so the fields are
+// ordered to leave no padding and what few ranks use is in rare, allocated
+// on first use: the struct is 448 bytes, a size class of Go's allocator
+// (TestRankSize; docs/model.md, "Fewer bytes per rank").
 type rank struct {
 	w       *world
 	id      int
 	inbox   *transport.Inbox
-	out     transport.Transport
 	clock   eventClock
 	virtual bool
 
 	// What every message touches, sender and receiver, together on the
 	// line after the one above (collectives at the bulk gate touch little
 	// else of a rank).
-	settled     bool    // the current poll's answer is final
-	settleGuess bool    // ... speculatively (no confirmed quiescence)
-	nextID      uint64  // the last request id given
-	waitEpoch   uint64  // the current waiting phase's mark on its requests
-	window      float64 // no message can reach any rank before this time until this rank sends (virtual_window.go)
+	settled     bool        // the current poll's answer is final
+	settleGuess bool        // ... speculatively (no confirmed quiescence)
+	polling     bool        // a poll waits for the job to settle (virtual_sensitive.go)
+	returned    bool        // the user's function returned (main)
+	finished    atomic.Bool //
+	call        userCall    // the user-level call the rank is in (calls.go)
+	nextID      uint64      // the last request id given
+	waitEpoch   uint64      // the current waiting phase's mark on its requests
+	window      float64     // no message can reach any rank before this time until this rank sends (virtual_window.go)
 	stats       rankStats
 
-	eagerLimit  int // to ranks hosted by this process
-	eagerRemote int // to ranks of other processes
-	// targetEager, in virtual mode, is the target machine's eager limit
-	// for a message from src to dst, used instead of the two above; nil in
-	// real mode, so a real send pays one nil check for it.
-	targetEager func(src, dst int) int
+	posted     []*Request         // posted receives, in posting order
+	unexpected []*transport.Frame // eager DATA and REQ not matched yet, arrival order
+	early      []earlyMsg         // Algorithm 2's early queue (virtual mode), arrival order
+	probe      *Request           // the pattern a Probe's waiting phase looks for (nil otherwise)
+	deferrals  int32              // deferred receives and Probes not yet decided
+	anyCursor  int32
+	trace      *tracer   // the rank's timeline (trace.go); nil when not traced
+	rec        *recorder // the rank's record (record.go); nil when not recording
+	rare       *rankRare // nil until the first use (rareState)
+	bulkSeq    uint64    // collectives that went to the bulk gate (coll_bulk.go)
 
-	posted     []*Request          // posted receives, in posting order
-	unexpected []*transport.Frame  // eager DATA and REQ not matched yet, arrival order
-	early      []earlyMsg          // Algorithm 2's early queue (virtual mode), arrival order
-	probe      *Request            // the pattern a Probe's waiting phase looks for (nil otherwise)
-	probeHit   *transport.Frame    // the frame a deferred Probe was decided for (virtual_sensitive.go)
-	deferrals  int                 // deferred receives and Probes not yet decided
-	forgotAt   float64             // the world's settled time when the clock last forgot (forgetSettled)
-	polling    bool                // a poll waits for the job to settle (virtual_sensitive.go)
-	pollAt     float64             // the virtual time it answers for
-	pollCost   float64             // virtual time a poll takes
-	pick       *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
-	trace      *tracer             // the rank's timeline (trace.go); nil when not traced
-	rec        *recorder           // the rank's record (record.go); nil when not recording
-	sends      map[uint64]*Request // rendezvous sends waiting for their ACK; nil until the first
-	recvs      map[uint64]*Request // matched receives waiting for rendezvous DATA; nil until the first
-	anyCursor  int
-	bulkSeq    uint64 // collectives that went to the bulk gate (coll_bulk.go)
-
-	blockReq *Request     // reused by blocking Send and Recv, which finish with it before returning; nil until the first (blockRequest)
-	spare    *collSpare   // reused by blocking collectives (coll.go); nil until the first needs it
-	bsend    *bsendBuffer // the attached buffer of buffered sends (bsend.go); nil when none
+	blockReq *Request   // reused by blocking Send and Recv, which finish with it before returning; nil until the first (blockRequest)
+	spare    *collSpare // reused by blocking collectives (coll.go); nil until the first needs it
 
 	ctxUsed   ctxMask
 	worldComm *Comm
-	finished  atomic.Bool
-	returned  bool          // the user's function returned (main)
 	blockedIn atomic.Uint64 // call.packed() while parked, 0 otherwise
-	call      userCall      // the user-level call the rank is in (calls.go)
 	nbc       nbcState      // outstanding nonblocking collectives (schedule.go)
 	stallState
+}
+
+// rankRare is the state of a rank that only some programs use:
+// rendezvous messages, buffered sends and, in virtual mode, temporally
+// sensitive calls.
+type rankRare struct {
+	sends    map[uint64]*Request // rendezvous sends waiting for their ACK; nil until the first
+	recvs    map[uint64]*Request // matched receives waiting for rendezvous DATA; nil until the first
+	bsend    *bsendBuffer        // the attached buffer of buffered sends (bsend.go); nil when none
+	probeHit *transport.Frame    // the frame a deferred Probe was decided for (virtual_sensitive.go)
+	pick     *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
+	pollAt   float64             // the virtual time a poll answers for (polling)
+	forgotAt float64             // the world's settled time when the clock last forgot (forgetSettled)
+}
+
+// rareState returns r.rare, made on first use.
+func (r *rank) rareState() *rankRare {
+	if r.rare == nil {
+		r.rare = new(rankRare)
+	}
+	return r.rare
 }
 
 // rankStats counts a rank's traffic; the virtual-time report uses it.
@@ -210,7 +229,11 @@ type rankStats struct {
 }
 
 func newWorld(size, base, nlocal int, cfg *config) *world {
-	w := &world{size: size, base: base, start: time.Now(), eagerNet: cfg.eagerNet}
+	w := &world{
+		size: size, base: base, start: time.Now(),
+		eagerLimit: cfg.eagerLimit, eagerRemote: cfg.eagerRemote, eagerNet: cfg.eagerNet,
+		targetEager: cfg.targetEager,
+	}
 	if cfg.clocks != nil && !cfg.messageColls {
 		w.bulk = newBulkGate(w)
 	}
@@ -223,14 +246,10 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		inboxes[i].SetSpinGroup(w.spin)
 	}
 	for i := range w.ranks {
-		r := &rank{
-			w: w, id: base + i, inbox: inboxes[i], clock: nopClock{},
-			eagerLimit: cfg.eagerLimit, eagerRemote: cfg.eagerRemote,
-		}
+		r := &rank{w: w, id: base + i, inbox: inboxes[i], clock: nopClock{}}
 		if cfg.clocks != nil {
 			if c := cfg.clocks(r.id); c != nil {
 				r.clock, r.virtual = c, true
-				r.targetEager = cfg.targetEager
 				if a, ok := c.(interface{ attach(*rank) }); ok {
 					a.attach(r) // the virtual-time report reads r.stats
 				}
@@ -286,9 +305,6 @@ func Run(n int, fn func(c *Comm) error, opts ...Option) error {
 		inboxes[i] = r.inbox
 	}
 	w.out = inproc.New(0, inboxes)
-	for _, r := range w.ranks {
-		r.out = w.out
-	}
 	return w.run(fn)
 }
 

@@ -39,32 +39,41 @@ type Handoff interface {
 // Inbox is a rank's message buffer: frames from every transport, in arrival
 // order. Any goroutine may Deliver or Kick; only the owning rank's goroutine
 // may call Next and Park.
+//
+// Its fields come in three groups (TestInboxLayout): what the producers
+// touch, what the owner sets before it starts, and what the owner writes
+// as it takes frames and sleeps. The middle group keeps the last a cache
+// line away from the first, whatever the allocator's alignment, so that a
+// producer and the owner write no line in common but the stack's.
 type Inbox struct {
-	q mpsc
-
-	_        [cacheLine]byte
-	group    *SpinGroup
-	sleeping atomic.Bool
-	spinning atomic.Bool   // in a Counted spin
-	naps     atomic.Uint64 // times the owner went to sleep
+	// The producers' (Deliver): the owner writes sleeping and spinning
+	// only as it goes to sleep or spins, when producers should look.
+	pushed   mpscStack
+	control  func(*Frame)
 	wake     chan struct{}
+	sleeping atomic.Bool
+	spinning atomic.Bool // in a Counted spin
+	group    *SpinGroup
+	direct   DirectFunc
+	landings landings // landing.go
+
+	// Set before the owner starts.
 	pollers  []Poller
 	handoffs []Handoff
+	spin     Spin
+
+	// The owner's.
+	taken mpscList
+	naps  atomic.Uint64 // times the owner went to sleep
 	// bystanderNaps counts the spins' naps for bystanders (owner only;
 	// for tests, as naps counts sleeps).
 	bystanderNaps uint64
-	spin          Spin
-	landings      landings // landing.go
-	direct        DirectFunc
-	control       func(*Frame)
 }
 
 // NewInbox returns an empty inbox that spins SpinIters checks before it
 // sleeps.
 func NewInbox() *Inbox {
-	ib := &Inbox{wake: make(chan struct{}, 1), spin: Spin{Checks: SpinIters}}
-	ib.q.init()
-	return ib
+	return &Inbox{wake: make(chan struct{}, 1), spin: Spin{Checks: SpinIters}}
 }
 
 // SpinGroup is shared by the inboxes of ranks hosted by one process. It
@@ -107,7 +116,7 @@ func (ib *Inbox) SetDirect(fn DirectFunc) { ib.direct = fn }
 // goroutine, may offer frames for ib to OfferDirect: the owner registered
 // a DirectFunc and nothing is queued, so a frame taken now overtakes none
 // that arrived before it.
-func (ib *Inbox) Direct() bool { return ib.direct != nil && ib.q.empty() }
+func (ib *Inbox) Direct() bool { return ib.direct != nil && ib.taken.empty(&ib.pushed) }
 
 // OfferDirect hands the owner's DirectFunc a frame a Poller found for ib,
 // inside Poll(ib) and only while Direct holds; it reports whether the
@@ -166,7 +175,7 @@ func (ib *Inbox) NextNow() *Frame {
 		}
 	}
 	if got {
-		return ib.q.pop()
+		return ib.taken.pop(&ib.pushed)
 	}
 	return nil
 }
@@ -219,7 +228,7 @@ func (ib *Inbox) Deliver(f *Frame) {
 		ib.control(f)
 		return
 	}
-	ib.q.push(f)
+	ib.pushed.push(f)
 	if ib.sleeping.Load() {
 		ib.Kick()
 	}
@@ -237,11 +246,11 @@ func (ib *Inbox) Kick() {
 // Next removes and returns the first frame, or nil when there is none. It
 // polls the registered pollers when the queue is empty.
 func (ib *Inbox) Next() *Frame {
-	if f := ib.q.pop(); f != nil {
+	if f := ib.taken.pop(&ib.pushed); f != nil {
 		return f
 	}
 	if len(ib.pollers) > 0 && ib.poll() {
-		return ib.q.pop()
+		return ib.taken.pop(&ib.pushed)
 	}
 	return nil
 }
@@ -312,14 +321,14 @@ func (ib *Inbox) spinChecks(spin Spin, ready func() bool) bool {
 	counted := false
 	for i := 1; i <= spin.Checks || spin.For > 0; i++ {
 		if spin.Counted && !counted && i > spin.Checks {
-			if !ib.q.empty() {
+			if !ib.taken.empty(&ib.pushed) {
 				return true // Asleep reads only the shared stack
 			}
 			ib.naps.Add(1)
 			ib.spinning.Store(true)
 			counted = true
 		}
-		if !ib.q.empty() || ready() || counted && ib.kicked() {
+		if !ib.taken.empty(&ib.pushed) || ready() || counted && ib.kicked() {
 			return true
 		}
 		if i%handoffEvery == 0 && ib.handoffPending() {
@@ -372,11 +381,11 @@ func (ib *Inbox) crowded() bool {
 }
 
 // Empty reports whether nothing is queued. Only the owner may call it.
-func (ib *Inbox) Empty() bool { return ib.q.empty() }
+func (ib *Inbox) Empty() bool { return ib.taken.empty(&ib.pushed) }
 
 // Drained is Empty for any goroutine: a snapshot of whether nothing is
 // queued, which a producer may change at once.
-func (ib *Inbox) Drained() bool { return ib.q.drained() }
+func (ib *Inbox) Drained() bool { return ib.taken.drained(&ib.pushed) }
 
 // Spins reports whether Park spins before it sleeps (SetSpin). Sources
 // that spin on their own before the owner sleeps (SleepWatcher) follow it.
@@ -455,7 +464,7 @@ func (ib *Inbox) nap() {
 func (ib *Inbox) Asleep() (bool, uint64) {
 	// While the owner sleeps or spins its private list is empty (it
 	// checked before), so the shared stack tells the whole story.
-	return (ib.sleeping.Load() || ib.spinning.Load()) && ib.q.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
+	return (ib.sleeping.Load() || ib.spinning.Load()) && ib.pushed.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
 }
 
 // sleep is Park, and Sleep without spin.
@@ -466,7 +475,7 @@ func (ib *Inbox) sleep(ready func() bool, spin bool) {
 	ib.naps.Add(1)
 	ib.sleeping.Store(true)
 	polled := len(ib.pollers) > 0
-	if polled && ib.watchAndPoll() || !ib.q.empty() || ready() {
+	if polled && ib.watchAndPoll() || !ib.taken.empty(&ib.pushed) || ready() {
 		ib.sleeping.Store(false)
 		if polled {
 			ib.watch(false)

@@ -79,8 +79,6 @@ type waitState struct {
 	cur     span // the wait in progress: A_WT_start[num], A_WT_end[num]
 }
 
-func (w *waitState) init() { w.hist = make([]span, 0, 8) }
-
 // WaitStart is Algorithm 2 line 1, A_WT_start[num] = t_V, and line 3,
 // A_WT_end[num] = t_V. Line 3 applies whether or not c is complete: when
 // it is not, the end only moves later as Algorithm 3 deals with messages
@@ -224,6 +222,12 @@ func (w *waitState) push(s span) {
 		k := copy(w.hist, w.hist[historyCap/2:])
 		w.hist = w.hist[:k]
 		w.dropped = true
+	}
+	if w.hist == nil {
+		// Two spans to start with: merging keeps most histories that
+		// short, and a million ranks each holding room for eight took
+		// a tenth of a gigabyte (docs/model.md, "Fewer bytes per rank").
+		w.hist = make([]span, 0, 2)
 	}
 	w.hist = append(w.hist, s)
 }

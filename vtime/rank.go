@@ -64,9 +64,7 @@ func NewRank(t *Target, id int, meter Meter, cpuScale float64) *Rank {
 	if cpuScale == 0 || meter == nil {
 		meter, cpuScale = nil, 0
 	}
-	r := &Rank{id: id, t: t, meter: meter, cpuScale: cpuScale, burstScale: cpuScale, contention: 1}
-	r.wait.init()
-	return r
+	return &Rank{id: id, t: t, meter: meter, cpuScale: cpuScale, burstScale: cpuScale, contention: 1}
 }
 
 // SetHostConcurrency tells the clock k_h, how many of the job's ranks the
