@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/gompi/gompi/internal/accept"
 	"github.com/vmihailenco/msgpack/v5"
@@ -23,14 +24,17 @@ import (
 // request is what a process sends to the exchange; reply is the answer.
 // One request is outstanding per connection at a time.
 type request struct {
-	Op    string `msgpack:"op"` // hello, probe, watch, put, barrier, fail
+	Op    string `msgpack:"op"` // hello, probe, watch, put, putraw, barrier, fail
 	Token string `msgpack:"token,omitempty"`
 	Proc  int    `msgpack:"proc,omitempty"`
 	Key   string `msgpack:"key,omitempty"`
 	Val   string `msgpack:"val,omitempty"`
-	Rank  int    `msgpack:"rank,omitempty"`
-	Code  int    `msgpack:"code,omitempty"`
-	Msg   string `msgpack:"msg,omitempty"`
+	// Size is a putraw's value's length: its bytes follow the request
+	// on the connection, outside msgpack (Put).
+	Size int64  `msgpack:"size,omitempty"`
+	Rank int    `msgpack:"rank,omitempty"`
+	Code int    `msgpack:"code,omitempty"`
+	Msg  string `msgpack:"msg,omitempty"`
 }
 
 type reply struct {
@@ -244,6 +248,14 @@ const (
 	maxPendingHellos = 64
 )
 
+// Values of rawPutMin bytes or more travel as putraw (Client.Put), of at
+// most maxRawPut: at about 60 bytes a rank's record, some 70 million ranks
+// in a process.
+const (
+	rawPutMin = 64 << 10
+	maxRawPut = 4 << 30
+)
+
 func (s *Server) accept(ln net.Listener) {
 	accept.Loop(ln, maxPendingHellos, func(error) { s.acceptErrors.Add(1) }, func(c net.Conn, helloDone func()) {
 		s.serve(c, helloDone)
@@ -312,6 +324,21 @@ func (s *Server) serve(c net.Conn, helloDone func()) {
 		case "put":
 			s.mu.Lock()
 			s.kv[q.Key] = q.Val
+			s.mu.Unlock()
+		case "putraw":
+			if q.Size < 0 || q.Size > maxRawPut {
+				enc.Encode(&reply{Err: fmt.Sprintf("a value of %d bytes (at most %d)", q.Size, maxRawPut)})
+				return // the value's bytes would follow: the stream is lost
+			}
+			// Read into a buffer of the value's size, kept as the value:
+			// msgpack would read a large string in growing pieces and
+			// copy it once more (a million ranks' records are 60 MB).
+			b := make([]byte, q.Size)
+			if _, err := io.ReadFull(dec.Buffered(), b); err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.kv[q.Key] = unsafe.String(unsafe.SliceData(b), len(b))
 			s.mu.Unlock()
 		case "barrier":
 			r.KV = s.barrier(p, q.Key)
@@ -412,10 +439,30 @@ func (c *Client) call(q *request) (map[string]string, error) {
 }
 
 // Put publishes key = val to every process of the job (visible after the
-// next barrier).
+// next barrier). A value of rawPutMin bytes or more travels after its
+// request rather than in it (putraw), so that the exchange reads it into
+// a buffer of its size at once: a virtual process's records.
 func (c *Client) Put(key, val string) error {
-	_, err := c.call(&request{Op: "put", Key: key, Val: val})
-	return err
+	if len(val) < rawPutMin {
+		_, err := c.call(&request{Op: "put", Key: key, Val: val})
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.enc.Encode(&request{Op: "putraw", Key: key, Size: int64(len(val))}); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(c.conn, val); err != nil {
+		return err
+	}
+	var r reply
+	if err := c.dec.Decode(&r); err != nil {
+		return err
+	}
+	if r.Err != "" {
+		return errors.New(r.Err)
+	}
+	return nil
 }
 
 // Barrier waits for every process and returns everything published before.

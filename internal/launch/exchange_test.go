@@ -244,3 +244,58 @@ func TestRemoveWhenJoined(t *testing.T) {
 		}
 	}
 }
+
+// TestExchangeLargeValues: values from rawPutMin bytes on travel after
+// their request (putraw) and arrive whole, whatever their bytes, with the
+// connection still in step for the requests after them; a putraw of a
+// size out of range is refused.
+func TestExchangeLargeValues(t *testing.T) {
+	s, path := testServer(t, 1)
+	c, err := Dial(&Env{Exchange: path, Token: "tok", Proc: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	vals := map[string]string{}
+	for i, n := range []int{rawPutMin - 1, rawPutMin, 3<<20 + 5} {
+		b := make([]byte, n)
+		for j := range b {
+			b[j] = byte(j*7 + i) // zeros, 0xc0-0xdf (msgpack's codes) and the rest
+		}
+		key := VirtualKey(i)
+		vals[key] = string(b)
+		if err := c.Put(key, vals[key]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Put("small", "after"); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := c.Barrier(BarrierInit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kv["small"] != "after" {
+		t.Fatalf("the put after the large values reads %q", kv["small"])
+	}
+	for key, want := range vals {
+		if got, ok := s.Get(key); !ok || got != want {
+			t.Errorf("%s: %d bytes arrived (ok %v), want the %d put", key, len(got), ok, len(want))
+		}
+	}
+
+	for _, size := range []int64{-1, maxRawPut + 1} {
+		c, err := Dial(&Env{Exchange: path, Token: "tok", Proc: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.enc.Encode(&request{Op: "putraw", Key: "x", Size: size}); err != nil {
+			t.Fatal(err)
+		}
+		var r reply
+		if err := c.dec.Decode(&r); err != nil || r.Err == "" {
+			t.Errorf("putraw of %d bytes: reply %+v, error %v; want a refusal", size, r, err)
+		}
+		c.Close()
+	}
+}
