@@ -322,8 +322,7 @@ func (c *Comm) probeFrame(src, tag int, ctx uint32, block, taking bool) *transpo
 			return false
 		}
 		if r.rare != nil && r.rare.probeHit != nil {
-			f := r.rare.probeHit
-			hit = f
+			hit = r.rare.probeHit
 			return true
 		}
 		for _, f := range r.unexpected {
