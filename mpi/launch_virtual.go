@@ -2,10 +2,10 @@ package mpi
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
-	"unsafe"
 
 	"github.com/gompi/gompi/internal/launch"
 	"github.com/gompi/gompi/vtime"
@@ -78,10 +78,11 @@ func machineConcurrency(cores, width int, procRanks []int) int {
 	return max(1, min(cores, hosted, computing))
 }
 
-// publishVirtual hands this process's per-rank records to gompirun. The
-// encoding is not copied into the string Put takes: nothing writes it
-// again, and at a million ranks it is tens of megabytes.
+// publishVirtual hands this process's per-rank records to gompirun,
+// written to the exchange as they are encoded: at a million ranks they
+// are tens of megabytes, which the process would hold at its peak.
 func publishVirtual(client *launch.Client, proc int, v *Virtual) error {
-	b := v.encodedResults()
-	return client.Put(launch.VirtualKey(proc), unsafe.String(unsafe.SliceData(b), len(b)))
+	return v.publishResults(func(size int64, write func(io.Writer) error) error {
+		return client.PutFrom(launch.VirtualKey(proc), size, write)
+	})
 }

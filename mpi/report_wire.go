@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"math"
 
@@ -30,6 +31,9 @@ const (
 	// minRecordBytes is the smallest a record can be: five floats of 8
 	// bytes and fifteen integers of at least a byte (sixteen in version 2).
 	minRecordBytes = 5*8 + 15
+	// maxRecordBytes is the largest: sixteen integers of at most
+	// binary.MaxVarintLen64 bytes.
+	maxRecordBytes = 5*8 + 16*binary.MaxVarintLen64
 )
 
 // encodeRankRecords is the form publishVirtual hands gompirun: the n
@@ -44,6 +48,33 @@ func encodeRankRecords(n int, rs iter.Seq[RankRecord]) []byte {
 		b = appendRankRecord(b, &r)
 	}
 	return b
+}
+
+// rankRecordsSize is the length of encodeRankRecords(n, rs).
+func rankRecordsSize(n int, rs iter.Seq[RankRecord]) int64 {
+	var scratch [maxRecordBytes]byte
+	size := int64(2 + len(binary.AppendUvarint(scratch[:0], uint64(n))))
+	for r := range rs {
+		size += int64(len(appendRankRecord(scratch[:0], &r)))
+	}
+	return size
+}
+
+// writeRankRecords writes encodeRankRecords(n, rs) to w a record at a
+// time, without holding the encoding (tens of megabytes at a million
+// ranks).
+func writeRankRecords(w io.Writer, n int, rs iter.Seq[RankRecord]) error {
+	var scratch [maxRecordBytes]byte
+	b := append(scratch[:0], recordsMagic, recordsVersion)
+	if _, err := w.Write(binary.AppendUvarint(b, uint64(n))); err != nil {
+		return err
+	}
+	for r := range rs {
+		if _, err := w.Write(appendRankRecord(scratch[:0], &r)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func appendRankRecord(b []byte, r *RankRecord) []byte {

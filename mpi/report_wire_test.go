@@ -132,8 +132,9 @@ func BenchmarkRankRecords(b *testing.B) {
 	})
 }
 
-// TestEncodedResultsAreResults: what a process publishes, encoded rank by
-// rank without the slice, decodes to Results.
+// TestEncodedResultsAreResults: what a process publishes, written rank by
+// rank without the slice or the encoding, is as long as it says and
+// decodes to Results.
 func TestEncodedResultsAreResults(t *testing.T) {
 	v, err := NewVirtual(tianhe1a(t), 6, 0)
 	if err != nil {
@@ -147,9 +148,25 @@ func TestEncodedResultsAreResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := v.Results()
-	got, err := DecodeRankRecords(v.encodedResults())
+	var b bytes.Buffer
+	err = v.publishResults(func(size int64, write func(io.Writer) error) error {
+		if err := write(&b); err != nil {
+			return err
+		}
+		if int64(b.Len()) != size {
+			t.Errorf("%d bytes written, %d announced", b.Len(), size)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeRankRecords(b.Bytes())
 	if err != nil || len(want) != 6 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("decoded %+v, %v; Results %+v", got, err, want)
+	}
+	if enc := encodeRankRecords(len(want), slices.Values(want)); !bytes.Equal(enc, b.Bytes()) {
+		t.Errorf("written %d bytes, encodeRankRecords %d: not the same", b.Len(), len(enc))
 	}
 }
 

@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"math"
 	"runtime"
@@ -211,12 +212,17 @@ func (v *Virtual) Results() []RankRecord {
 	return slices.AppendSeq(make([]RankRecord, 0, v.hosted()), v.records())
 }
 
-// encodedResults is Results in the form publishVirtual hands gompirun
-// (encodeRankRecords), made without the slice.
-func (v *Virtual) encodedResults() []byte {
+// publishResults hands put the length of Results in the form
+// publishVirtual hands gompirun (encodeRankRecords) and a function that
+// writes them in that form, record by record, holding neither the slice
+// nor the encoding.
+func (v *Virtual) publishResults(put func(size int64, write func(io.Writer) error) error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return encodeRankRecords(v.hosted(), v.records())
+	n := v.hosted()
+	return put(rankRecordsSize(n, v.records()), func(w io.Writer) error {
+		return writeRankRecords(w, n, v.records())
+	})
 }
 
 // hosted counts the ranks this process hosts; v.mu held.

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bufio"
 	"cmp"
 	"crypto/subtle"
 	"errors"
@@ -390,6 +391,18 @@ func launcherOnly(key string) bool {
 	return strings.HasPrefix(key, virtualKeyPrefix) || strings.HasPrefix(key, traceKeyPrefix)
 }
 
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (cw *countingWriter) Write(b []byte) (int, error) {
+	n, err := cw.w.Write(b)
+	cw.n += int64(n)
+	return n, err
+}
+
 // Client is a process's connection to the exchange.
 type Client struct {
 	mu   sync.Mutex
@@ -447,12 +460,34 @@ func (c *Client) Put(key, val string) error {
 		_, err := c.call(&request{Op: "put", Key: key, Val: val})
 		return err
 	}
+	return c.PutFrom(key, int64(len(val)), func(w io.Writer) error {
+		_, err := io.WriteString(w, val)
+		return err
+	})
+}
+
+// PutFrom publishes key = the size bytes write writes, as Put does a large
+// value, without holding them: a virtual process writes its ranks' records
+// as it encodes them. write must write exactly size bytes; otherwise the
+// connection is out of step with the exchange, and PutFrom closes it and
+// reports an error.
+func (c *Client) PutFrom(key string, size int64, write func(w io.Writer) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.enc.Encode(&request{Op: "putraw", Key: key, Size: int64(len(val))}); err != nil {
+	if err := c.enc.Encode(&request{Op: "putraw", Key: key, Size: size}); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(c.conn, val); err != nil {
+	bw := bufio.NewWriterSize(c.conn, 64<<10)
+	cw := &countingWriter{w: bw}
+	err := write(cw)
+	if err == nil && cw.n != size {
+		err = fmt.Errorf("launch: value of %q: %d bytes written, %d announced", key, cw.n, size)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		c.conn.Close() // the exchange waits for bytes that will not come
 		return err
 	}
 	var r reply

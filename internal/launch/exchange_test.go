@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -282,6 +283,26 @@ func TestExchangeLargeValues(t *testing.T) {
 		if got, ok := s.Get(key); !ok || got != want {
 			t.Errorf("%s: %d bytes arrived (ok %v), want the %d put", key, len(got), ok, len(want))
 		}
+	}
+
+	// A writer that writes less than it announced: PutFrom says so and
+	// drops the connection, which the exchange would otherwise read on.
+	short, err := Dial(&Env{Exchange: path, Token: "tok", Proc: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = short.PutFrom("short", 1<<20, func(w io.Writer) error {
+		_, err := w.Write(make([]byte, 1000))
+		return err
+	})
+	if err == nil {
+		t.Error("PutFrom of 1000 bytes announced as 1 MiB succeeded")
+	}
+	if _, err := short.Barrier(BarrierInit); err == nil {
+		t.Error("the connection PutFrom gave up on still answers")
+	}
+	if _, ok := s.Get("short"); ok {
+		t.Error("the exchange kept a value that never arrived whole")
 	}
 
 	for _, size := range []int64{-1, maxRawPut + 1} {
