@@ -15,18 +15,21 @@ import (
 // other communicator's. Each rank has its own *Comm values; use a Comm only
 // from the goroutine of the rank it belongs to (MPI_THREAD_FUNNELED). A nil
 // *Comm is MPI_COMM_NULL.
+//
+// Every virtual rank holds its COMM_WORLD, so the fields are ordered to
+// leave no padding (TestCommSize).
 type Comm struct {
 	r     *rank
-	ctx   uint32 // point-to-point context; ctx+1 is the collective context
 	group *Group
 	rank  int
-	freed bool
-	world bool
 	topo  topology // Cartesian or distributed-graph topology; nil for none (topo.go)
 	name  string   // SetName (comm_extra.go)
+	ctx   uint32   // point-to-point context; ctx+1 is the collective context
+	nbcN  uint32   // nonblocking collectives started on c: their tag sequence (schedule.go)
+	freed bool
+	world bool
 	named bool
-	nbcN  uint32 // nonblocking collectives started on c: their tag sequence (schedule.go)
-	idup  bool   // made by Idup, whose request has not completed (comm_idup.go)
+	idup  bool // made by Idup, whose request has not completed (comm_idup.go)
 }
 
 // The accessors have no error result, so on a nil communicator (which Split

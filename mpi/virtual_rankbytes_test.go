@@ -80,6 +80,14 @@ func TestVirtualRankBytes(t *testing.T) {
 	}
 }
 
+// TestCommSize: a communicator is one object of Go's 80-byte size class;
+// every virtual rank holds its COMM_WORLD.
+func TestCommSize(t *testing.T) {
+	if n := unsafe.Sizeof(Comm{}); n > 80 {
+		t.Errorf("a Comm is %d bytes, want at most 80", n)
+	}
+}
+
 // TestRankSize: the engine's state of a rank is one object of Go's 448-byte
 // size class (world.go, rank), what every virtual rank pays whatever its
 // program does.

@@ -1,6 +1,9 @@
 package vtime
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // This file is the virtual simulation of the waiting activity A_WT:
 // Algorithm 2 (the early queue) and Algorithm 3 (DealMessage) of VACED-SIM
@@ -74,9 +77,9 @@ type span struct{ start, end float64 }
 type waitState struct {
 	num     int // waits completed (Algorithm 2's num)
 	hist    []span
-	dropped bool // entries were dropped by the cap
-	misses  int  // lookups that fell before the oldest kept entry
-	cur     span // the wait in progress: A_WT_start[num], A_WT_end[num]
+	cur     span  // the wait in progress: A_WT_start[num], A_WT_end[num]
+	misses  int32 // lookups that fell before the oldest kept entry (at most math.MaxInt32)
+	dropped bool  // entries were dropped by the cap
 }
 
 // WaitStart is Algorithm 2 line 1, A_WT_start[num] = t_V, and line 3,
@@ -186,7 +189,9 @@ func (w *waitState) dealTime(ta float64) float64 {
 	i := sort.Search(len(h), func(i int) bool { return h[i].start > ta }) - 1
 	if i < 0 {
 		if w.dropped {
-			w.misses++
+			if w.misses < math.MaxInt32 {
+				w.misses++
+			}
 			return ta
 		}
 		if len(h) > 0 {

@@ -33,7 +33,7 @@ type Rank struct {
 	// contention is S(k_t) / S(k_h) (1 until SetHostConcurrency), with the
 	// two concurrencies it came from, for the report.
 	contention                 float64
-	nodeRanks, hostConcurrency int
+	nodeRanks, hostConcurrency int32
 
 	tv float64 // t_V: the rank's virtual time, seconds
 
@@ -41,10 +41,7 @@ type Rank struct {
 
 	wait waitState // Algorithm 2 / 3 state
 
-	engine int // depth of EnterEngine: no burst is measured while > 0
-
 	comp, comm, waiting float64 // time by kind of activity
-	ended               bool
 	end                 float64 // t_V at E_End
 
 	// What Bound reads from other goroutines while the rank computes:
@@ -53,7 +50,12 @@ type Rank struct {
 	// opened, plus what Elapse added since. open is the rank's own copy.
 	busy atomic.Uint64
 	base atomic.Uint64
-	open bool
+
+	// The small fields together, no padding between them: a virtual run
+	// holds a million clocks (TestRankSize).
+	engine int32 // depth of EnterEngine: no burst is measured while > 0
+	ended  bool
+	open   bool
 }
 
 // NewRank makes rank id's clock on target t. meter measures computation
@@ -78,7 +80,7 @@ func (r *Rank) SetHostConcurrency(k int) {
 	}
 	k = max(k, 1)
 	r.contention = r.t.ContentionFactor(r.id, k)
-	r.nodeRanks, r.hostConcurrency = r.t.NodeRanks(r.id), k
+	r.nodeRanks, r.hostConcurrency = int32(r.t.NodeRanks(r.id)), int32(k)
 	r.burstScale = r.cpuScale * r.contention
 }
 
@@ -269,10 +271,10 @@ func (r *Rank) Result() RankResult {
 	res := RankResult{
 		Rank: r.id, End: r.end, Finished: r.ended,
 		Computation: r.comp, Communication: r.comm, Waiting: r.waiting,
-		Waits: r.wait.num, HistoryMisses: r.wait.misses, HistoryKept: len(r.wait.hist),
+		Waits: r.wait.num, HistoryMisses: int(r.wait.misses), HistoryKept: len(r.wait.hist),
 	}
 	if r.hostConcurrency > 0 { // measured, and told the host's concurrency
-		res.Contention, res.NodeRanks, res.HostConcurrency = r.contention, r.nodeRanks, r.hostConcurrency
+		res.Contention, res.NodeRanks, res.HostConcurrency = r.contention, int(r.nodeRanks), int(r.hostConcurrency)
 	}
 	return res
 }

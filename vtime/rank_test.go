@@ -1,0 +1,15 @@
+package vtime
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestRankSize: a rank's clock is one object of Go's 208-byte size class,
+// which a virtual run of a million ranks holds a million times
+// (docs/model.md, "What a virtual rank's bytes are").
+func TestRankSize(t *testing.T) {
+	if n := unsafe.Sizeof(Rank{}); n > 208 {
+		t.Errorf("a Rank is %d bytes, want at most 208", n)
+	}
+}
