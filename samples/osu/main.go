@@ -19,7 +19,10 @@
 // osu_alltoall, osu_barrier). scripts/coll-vs-mpich.sh runs the
 // collectives beside the same loops in C under MPICH. With -longest a
 // collective's row also gives its longest single call on any rank: a mean
-// can hide a few calls that took milliseconds.
+// can hide a few calls that took milliseconds. Each call is then timed on
+// its own, and the row's mean is that of the timed calls, without the
+// clock readings and the loop between them (which, with calls of a fraction
+// of a microsecond, could make the mean exceed the longest call).
 package main
 
 import (
@@ -342,7 +345,7 @@ func collective(c *mpi.Comm, test string, size, iters, warmup int, longest bool)
 	default:
 		return 0, 0, fmt.Errorf("-test %s is not a collective", test)
 	}
-	var t0, slowest float64
+	var t0, slowest, timed float64
 	for i := 0; i < warmup+iters; i++ {
 		if i == warmup {
 			if err := c.Barrier(); err != nil {
@@ -358,10 +361,14 @@ func collective(c *mpi.Comm, test string, size, iters, warmup int, longest bool)
 			return 0, 0, err
 		}
 		if longest && i >= warmup {
-			slowest = max(slowest, c.Wtime()-start)
+			d := c.Wtime() - start
+			slowest, timed = max(slowest, d), timed+d
 		}
 	}
 	mine := []float64{(c.Wtime() - t0) * 1e6 / float64(iters), slowest * 1e6}
+	if longest {
+		mine[0] = timed * 1e6 / float64(iters)
+	}
 	sum, most := []float64{0, 0}, []float64{0, 0}
 	if err := mpi.Allreduce(c, mine, sum, mpi.Sum); err != nil {
 		return 0, 0, err

@@ -8,8 +8,9 @@
  * destination for alltoall; sum to rank 0 for reduce). With SETTLE_MS,
  * the first size is first repeated untimed, in batches of 100 calls,
  * until rank 0 has spent that long on it (samples/osu -settle). With
- * LONGEST 1, each timed call is also timed alone and a row gives the
- * longest call of any rank too (samples/osu -longest).
+ * LONGEST 1, each timed call is timed alone and a row gives the longest
+ * call of any rank too, and its mean is that of the timed calls
+ * (samples/osu -longest).
  *
  * Build: mpicc -O2 -o coll coll.c
  * Run:   mpirun -np 2 ./coll TEST MIN MAX ITERS WARMUP [SETTLE_MS [LONGEST]]
@@ -84,7 +85,7 @@ int main(int argc, char **argv) {
             it = iters / 10 > 10 ? iters / 10 : 10;
             wu = warmup / 10;
         }
-        double t0 = 0, slowest = 0;
+        double t0 = 0, slowest = 0, timed = 0;
         for (int i = 0; i < wu + it; i++) {
             if (i == wu) {
                 MPI_Barrier(MPI_COMM_WORLD);
@@ -92,10 +93,15 @@ int main(int argc, char **argv) {
             }
             double start = longest ? MPI_Wtime() : 0;
             call(test, barrier, in, out, n);
-            if (longest && i >= wu && MPI_Wtime() - start > slowest)
-                slowest = MPI_Wtime() - start;
+            if (longest && i >= wu) {
+                double d = MPI_Wtime() - start;
+                if (d > slowest)
+                    slowest = d;
+                timed += d;
+            }
         }
-        double mine = (MPI_Wtime() - t0) * 1e6 / it, sum = 0, most = 0;
+        /* With longest, the mean of the timed calls alone, as samples/osu's. */
+        double mine = (longest ? timed : MPI_Wtime() - t0) * 1e6 / it, sum = 0, most = 0;
         MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         slowest *= 1e6;
         MPI_Allreduce(&slowest, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
