@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"runtime"
 	"strconv"
@@ -78,11 +79,19 @@ func machineConcurrency(cores, width int, procRanks []int) int {
 	return max(1, min(cores, hosted, computing))
 }
 
-// publishVirtual hands this process's per-rank records to gompirun,
-// written to the exchange as they are encoded: at a million ranks they
-// are tens of megabytes, which the process would hold at its peak.
+// publishVirtual hands this process's per-rank records to gompirun.
 func publishVirtual(client *launch.Client, proc int, v *Virtual) error {
-	return v.publishResults(func(size int64, write func(io.Writer) error) error {
-		return client.PutFrom(launch.VirtualKey(proc), size, write)
+	return v.withRecords(func(n int, rs iter.Seq[RankRecord]) error {
+		return putRankRecords(client, proc, n, rs)
+	})
+}
+
+// putRankRecords publishes the n records rs yields as process proc's,
+// written to the exchange as they are encoded (writeRankRecords): at a
+// million ranks they are tens of megabytes, which the process would hold
+// at its peak. rs is read twice, to size them and to write them.
+func putRankRecords(client *launch.Client, proc, n int, rs iter.Seq[RankRecord]) error {
+	return client.PutFrom(launch.VirtualKey(proc), rankRecordsSize(n, rs), func(w io.Writer) error {
+		return writeRankRecords(w, n, rs)
 	})
 }

@@ -36,21 +36,7 @@ const (
 	maxRecordBytes = 5*8 + 16*binary.MaxVarintLen64
 )
 
-// encodeRankRecords is the form publishVirtual hands gompirun: the n
-// records rs yields. It takes them one at a time so that a process can
-// encode its ranks' records without holding them all as a slice first (at
-// a million ranks the slice is twice the size of its encoding).
-func encodeRankRecords(n int, rs iter.Seq[RankRecord]) []byte {
-	b := make([]byte, 0, 2+binary.MaxVarintLen64+n*(minRecordBytes+16))
-	b = append(b, recordsMagic, recordsVersion)
-	b = binary.AppendUvarint(b, uint64(n))
-	for r := range rs {
-		b = appendRankRecord(b, &r)
-	}
-	return b
-}
-
-// rankRecordsSize is the length of encodeRankRecords(n, rs).
+// rankRecordsSize is the length of what writeRankRecords(w, n, rs) writes.
 func rankRecordsSize(n int, rs iter.Seq[RankRecord]) int64 {
 	var scratch [maxRecordBytes]byte
 	size := int64(2 + len(binary.AppendUvarint(scratch[:0], uint64(n))))
@@ -60,9 +46,10 @@ func rankRecordsSize(n int, rs iter.Seq[RankRecord]) int64 {
 	return size
 }
 
-// writeRankRecords writes encodeRankRecords(n, rs) to w a record at a
-// time, without holding the encoding (tens of megabytes at a million
-// ranks).
+// writeRankRecords writes the n records rs yields to w in the compact
+// form, the one a process hands gompirun (putRankRecords), a record at a
+// time: a process holds neither its ranks' records as a slice nor their
+// encoding (tens of megabytes at a million ranks).
 func writeRankRecords(w io.Writer, n int, rs iter.Seq[RankRecord]) error {
 	var scratch [maxRecordBytes]byte
 	b := append(scratch[:0], recordsMagic, recordsVersion)
@@ -183,7 +170,7 @@ func decodeCompactRecords(b []byte) ([]RankRecord, error) {
 }
 
 // DecodeRankRecords reads the records a process of a virtual job
-// published: the compact form (encodeRankRecords), or the msgpack or JSON
+// published: the compact form (writeRankRecords), or the msgpack or JSON
 // list of earlier versions.
 func DecodeRankRecords(b []byte) ([]RankRecord, error) {
 	var rs []RankRecord

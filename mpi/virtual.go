@@ -3,7 +3,6 @@ package mpi
 import (
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"math"
 	"runtime"
@@ -212,17 +211,13 @@ func (v *Virtual) Results() []RankRecord {
 	return slices.AppendSeq(make([]RankRecord, 0, v.hosted()), v.records())
 }
 
-// publishResults hands put the length of Results in the form
-// publishVirtual hands gompirun (encodeRankRecords) and a function that
-// writes them in that form, record by record, holding neither the slice
-// nor the encoding.
-func (v *Virtual) publishResults(put func(size int64, write func(io.Writer) error) error) error {
+// withRecords calls fn with the number of ranks this process hosts and
+// their records, Results without the slice, under the lock that Results
+// takes.
+func (v *Virtual) withRecords(fn func(n int, rs iter.Seq[RankRecord]) error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	n := v.hosted()
-	return put(rankRecordsSize(n, v.records()), func(w io.Writer) error {
-		return writeRankRecords(w, n, v.records())
-	})
+	return fn(v.hosted(), v.records())
 }
 
 // hosted counts the ranks this process hosts; v.mu held.

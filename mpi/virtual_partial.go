@@ -80,8 +80,7 @@ func (p *partialPublisher) publish() {
 	p.once.Do(func() {
 		if p.virt != nil {
 			rs := p.virt.partialRecords(p.w)
-			b := encodeRankRecords(len(rs), slices.Values(rs))
-			p.client.Put(launch.VirtualKey(p.proc), string(b))
+			putRankRecords(p.client, p.proc, len(rs), slices.Values(rs))
 		}
 		if p.w.traced() {
 			if rec, err := p.w.traceRecord(); err == nil {

@@ -168,7 +168,7 @@ type rank struct {
 	settleGuess bool        // ... speculatively (no confirmed quiescence)
 	polling     bool        // a poll waits for the job to settle (virtual_sensitive.go)
 	returned    bool        // the user's function returned (main)
-	finished    atomic.Bool //
+	finished    atomic.Bool // the rank has left the world (exit); other goroutines read it
 	call        userCall    // the user-level call the rank is in (calls.go)
 	nextID      uint64      // the last request id given
 	waitEpoch   uint64      // the current waiting phase's mark on its requests
