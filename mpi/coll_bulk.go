@@ -72,8 +72,9 @@ type bulkWorker struct {
 	hdr transport.Header
 	// tmp holds copies of two ranks' partial results in a round.
 	tmp [2][]byte
-	// least is the earliest clock of the worker's share (forget), or
-	// the earliest arrival in its share in the current round (roundBound).
+	// least is the earliest clock of the worker's share: at the end
+	// (forget), or once its ranks have waited in the current round
+	// (roundBound).
 	least float64
 	_     [64]byte // workers' headers on lines of their own
 }
@@ -364,18 +365,20 @@ func forgetBefore(o *rank, bound float64) {
 // The rounds trim the ranks' histories too, not only forget at the end:
 // a rank's history grows by a wait each round, and at a million ranks
 // its array would double twice within the collective, which every rank
-// holds at once. A round's messages reach their ranks at times no
-// earlier than each receiver's clock once it has waited for them, so the
-// earliest arrival of a round (over every rank that receives in it) is a
-// bound on the clock of every rank that sends in the later rounds; a rank
-// that takes no part in the rounds (an Allreduce's folded ranks) sends
-// nothing before it has received the result from one that did. That is
-// what forget's argument needs: each rank forgets before the previous
-// round's bound as the next round touches it.
+// holds at once. Every message a rank sends in the later rounds, and
+// after the collective, leaves at its clock or later, and a clock only
+// moves on; so the earliest clock, once every rank that takes part in
+// the rounds has waited in one, is a bound on every arrival still to
+// come. (A rank that takes no part in the rounds, an Allreduce's folded
+// ranks, sends nothing before it has received the result from one that
+// did.) That is what forget's argument needs: each rank forgets before
+// the previous round's bound as the next round touches it. The earliest
+// arrival of a round would do too, but it is never later than that
+// clock, so a rank ahead of the others would keep more waits.
 
-// roundBound is the earliest arrival the workers saw in a round of
-// workers shares (each keeps its own in least), or -Inf for none. Each
-// round on ranks ends with it.
+// roundBound is the earliest clock the workers saw once their ranks
+// had waited in a round of workers shares (each keeps its own in least),
+// or -Inf for none. Each round on ranks ends with it.
 func (g *bulkGate) roundBound(ranks []*rank, workers int) float64 {
 	bound := math.Inf(1)
 	for _, w := range g.work[:workers] {
@@ -411,7 +414,6 @@ func (g *bulkGate) barrier(ranks []*rank) {
 			dst -= n
 		}
 		arrival[dst] = ranks[i].bulkSend(&w.hdr, dst, 0)
-		w.least = min(w.least, arrival[dst])
 	}
 	bound := math.Inf(-1) // the previous round's (roundBound)
 	for mask := 1; mask < n; mask <<= 1 {
@@ -434,6 +436,8 @@ func (g *bulkGate) barrier(ranks []*rank) {
 					forgetBefore(ranks[i], bound)
 				}
 				ranks[i].bulkWait(&w.hdr, src, arrival[i], 0, posted[i])
+				t, _ := ranks[i].clock.Now()
+				w.least = min(w.least, t)
 			}
 		})
 		bound = g.roundBound(ranks, workers)
@@ -599,9 +603,11 @@ func (g *bulkGate) allreduce(ranks []*rank) {
 				pm, pp := ranks[me].bulkPost(), ranks[peer].bulkPost()
 				tm := ranks[me].bulkSend(&w.hdr, peer, size)
 				tp := ranks[peer].bulkSend(&w.hdr, me, size)
-				w.least = min(w.least, tm, tp)
 				ranks[me].bulkWait(&w.hdr, peer, tp, size, pm)
 				ranks[peer].bulkWait(&w.hdr, me, tm, size, pp)
+				cm, _ := ranks[me].clock.Now()
+				cp, _ := ranks[peer].clock.Now()
+				w.least = min(w.least, cm, cp)
 				copy(tmp[0], g.accs[me])
 				copy(tmp[1], g.accs[peer])
 				g.rds[me].applyRev(g.accs[me], tmp[1])

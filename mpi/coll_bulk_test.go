@@ -386,9 +386,11 @@ func TestBulkForgetsWaits(t *testing.T) {
 // trimming exact: the bound each round hands the next is at most the
 // clock of every rank that takes part in the rounds (the folded ranks
 // send nothing before the result reaches them), so no message still to
-// come arrives before it. The ranks arrive skewed, rank i after i ns.
-// The records are the same as by messages. It fails without the rounds'
-// trimming (14 waits), and with a bound above a clock.
+// come arrives before it; and it is the earliest of those clocks, the
+// latest such bound. The ranks arrive skewed, rank i after i ns. The
+// records are the same as by messages. It fails without the rounds'
+// trimming (14 waits), with a bound above a clock, and with the earliest
+// arrival of the round as the bound (below the earliest clock).
 func TestBulkForgetsWaitsInRounds(t *testing.T) {
 	const n = 4100
 	rem := n - pof2Below(n)
@@ -405,14 +407,20 @@ func TestBulkForgetsWaitsInRounds(t *testing.T) {
 	longest, rounds := 0, 0
 	testHookBulkRound = func(ranks []*rank, bound float64) {
 		rounds++
+		earliest := math.Inf(1)
 		for i, r := range ranks {
 			longest = max(longest, r.clock.(*virtualClock).m.HistoryLen())
 			if i < 2*rem && i%2 == 0 {
 				continue // folded: takes no part in the rounds
 			}
-			if now, _ := r.clock.Now(); bound > now {
+			now, _ := r.clock.Now()
+			if bound > now {
 				t.Fatalf("round %d hands on the bound %g, past rank %d's clock %g", rounds, bound, i, now)
 			}
+			earliest = min(earliest, now)
+		}
+		if bound != earliest {
+			t.Fatalf("round %d hands on the bound %g, not the earliest clock %g", rounds, bound, earliest)
 		}
 	}
 	t.Cleanup(func() { testHookBulkRound = nil })
