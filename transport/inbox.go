@@ -50,7 +50,7 @@ type Inbox struct {
 	// only as it goes to sleep or spins, when producers should look.
 	pushed   mpscStack
 	control  func(*Frame)
-	wake     chan struct{}
+	wake     wakeup
 	sleeping atomic.Bool
 	spinning atomic.Bool // in a Counted spin
 	group    *SpinGroup
@@ -73,7 +73,7 @@ type Inbox struct {
 // NewInbox returns an empty inbox that spins SpinIters checks before it
 // sleeps.
 func NewInbox() *Inbox {
-	return &Inbox{wake: make(chan struct{}, 1), spin: Spin{Checks: SpinIters}}
+	return &Inbox{spin: Spin{Checks: SpinIters}}
 }
 
 // SpinGroup is shared by the inboxes of ranks hosted by one process. It
@@ -236,12 +236,7 @@ func (ib *Inbox) Deliver(f *Frame) {
 
 // Kick wakes the owner if it is parked (or makes its next Park return at
 // once). Completion callbacks and abort use it.
-func (ib *Inbox) Kick() {
-	select {
-	case ib.wake <- struct{}{}:
-	default:
-	}
-}
+func (ib *Inbox) Kick() { ib.wake.post() }
 
 // Next removes and returns the first frame, or nil when there is none. It
 // polls the registered pollers when the queue is empty.
@@ -361,16 +356,7 @@ func (ib *Inbox) spinChecks(spin Spin, ready func() bool) bool {
 
 // kicked takes a pending Kick, as a sleeping owner's wake-up does, and
 // reports whether there was one.
-func (ib *Inbox) kicked() bool {
-	if len(ib.wake) == 0 {
-		return false
-	}
-	select {
-	case <-ib.wake:
-	default:
-	}
-	return true
-}
+func (ib *Inbox) kicked() bool { return ib.wake.take() }
 
 // crowded reports whether more ranks of the inbox's SpinGroup are awake
 // than there are processors: a spin could then only steal a processor
@@ -436,7 +422,13 @@ func (ib *Inbox) WaitFor(ready func() bool) {
 			ib.watchAndPoll()
 		}
 		if !ready() {
-			ib.nap()
+			if g := ib.group; g != nil { // nap
+				g.awake.Add(-1)
+				ib.wake.wait()
+				g.awake.Add(1)
+			} else {
+				ib.wake.wait()
+			}
 		}
 		ib.sleeping.Store(false)
 		if polled {
@@ -445,17 +437,11 @@ func (ib *Inbox) WaitFor(ready func() bool) {
 	}
 }
 
-// nap blocks until a Kick, out of the SpinGroup's awake count meanwhile.
-func (ib *Inbox) nap() {
-	g := ib.group
-	if g != nil {
-		g.awake.Add(-1)
-	}
-	<-ib.wake
-	if g != nil {
-		g.awake.Add(1)
-	}
-}
+// Both WaitFor and sleep nap, written out in each: they block until a
+// Kick, out of the SpinGroup's awake count meanwhile. A method would be a
+// frame more (the compiler does not inline it) between a rank asleep at a
+// collective's gate and the runtime's semaphore, and that rank must sleep
+// within the smallest stack (mpi's TestVirtualRankStackAtGate).
 
 // Asleep reports whether the owner is sleeping in Park (or spinning there,
 // with Spin.Counted) with nothing queued and no wake-up pending, and which
@@ -464,7 +450,7 @@ func (ib *Inbox) nap() {
 func (ib *Inbox) Asleep() (bool, uint64) {
 	// While the owner sleeps or spins its private list is empty (it
 	// checked before), so the shared stack tells the whole story.
-	return (ib.sleeping.Load() || ib.spinning.Load()) && ib.pushed.pushedEmpty() && len(ib.wake) == 0, ib.naps.Load()
+	return (ib.sleeping.Load() || ib.spinning.Load()) && ib.pushed.pushedEmpty() && !ib.wake.pending(), ib.naps.Load()
 }
 
 // sleep is Park, and Sleep without spin.
@@ -482,7 +468,13 @@ func (ib *Inbox) sleep(ready func() bool, spin bool) {
 		}
 		return
 	}
-	ib.nap()
+	if g := ib.group; g != nil { // nap
+		g.awake.Add(-1)
+		ib.wake.wait()
+		g.awake.Add(1)
+	} else {
+		ib.wake.wait()
+	}
 	ib.sleeping.Store(false)
 	if polled {
 		ib.watch(false)

@@ -133,8 +133,8 @@ func TestCountedSpinEndsAtKick(t *testing.T) {
 	waitAsleep(t, ib, "counted spin")
 	ib.Kick()
 	waitDone(t, done, "a Kick")
-	if len(ib.wake) != 0 || ib.naps.Load() != 1 {
-		t.Fatalf("after the Kick: %d wake-ups pending, naps %d; want 0 and 1", len(ib.wake), ib.naps.Load())
+	if ib.wake.pending() || ib.naps.Load() != 1 {
+		t.Fatalf("after the Kick: a wake-up pending %v, naps %d; want none and 1", ib.wake.pending(), ib.naps.Load())
 	}
 }
 
