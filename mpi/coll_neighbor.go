@@ -27,10 +27,10 @@ func (c *Comm) neighborTopo(what string) (topology, error) {
 	if err := c.begin(); err != nil {
 		return nil, err
 	}
-	if c.topo == nil {
+	if c.topology() == nil {
 		return nil, errorf(ClassTopology, "%s: the communicator has no topology", what)
 	}
-	return c.topo, nil
+	return c.topology(), nil
 }
 
 // neighborExchange receives block i from source i of t into rblk(i) and

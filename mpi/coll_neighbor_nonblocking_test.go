@@ -10,7 +10,7 @@ import (
 // four outstanding at once (completed by Waitall in reverse order, with a
 // blocking Barrier while they are out), and returns what each received.
 func neighborRound(c *Comm, nonblocking bool) ([][]int64, error) {
-	srcs, dsts := c.topo.sources(), c.topo.destinations()
+	srcs, dsts := c.topology().sources(), c.topology().destinations()
 	me, in, out := c.Rank(), len(srcs), len(dsts)
 	k := 2
 	ag := make([]int64, k)

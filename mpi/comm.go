@@ -17,19 +17,46 @@ import (
 // *Comm is MPI_COMM_NULL.
 //
 // Every virtual rank holds its COMM_WORLD, so the fields are ordered to
-// leave no padding (TestCommSize).
+// leave no padding, and what few communicators have is apart
+// (TestCommSize).
 type Comm struct {
 	r     *rank
 	group *Group
 	rank  int
-	topo  topology // Cartesian or distributed-graph topology; nil for none (topo.go)
-	name  string   // SetName (comm_extra.go)
-	ctx   uint32   // point-to-point context; ctx+1 is the collective context
-	nbcN  uint32   // nonblocking collectives started on c: their tag sequence (schedule.go)
+	extra *commExtra // nil until a topology or a name
+	ctx   uint32     // point-to-point context; ctx+1 is the collective context
+	nbcN  uint32     // nonblocking collectives started on c: their tag sequence (schedule.go)
 	freed bool
 	world bool
-	named bool
 	idup  bool // made by Idup, whose request has not completed (comm_idup.go)
+}
+
+// commExtra is what a communicator has only once made with a topology or
+// named. Each communicator has its own.
+type commExtra struct {
+	topo  topology // Cartesian or distributed-graph topology; nil for none (topo.go)
+	name  string   // SetName (comm_extra.go)
+	named bool
+}
+
+// topology is c's topology, nil for none.
+func (c *Comm) topology() topology {
+	if c.extra == nil {
+		return nil
+	}
+	return c.extra.topo
+}
+
+// withTopology sets c's topology (t nil: none) and returns c.
+func (c *Comm) withTopology(t topology) *Comm {
+	if t == nil && c.extra == nil {
+		return c
+	}
+	if c.extra == nil {
+		c.extra = new(commExtra)
+	}
+	c.extra.topo = t
+	return c
 }
 
 // The accessors have no error result, so on a nil communicator (which Split
@@ -199,7 +226,7 @@ func (c *Comm) Free() error {
 	}
 	c.r.ctxUsed.clear(int(c.ctx / 2))
 	c.freed = true
-	c.topo = nil
+	c.withTopology(nil)
 	return nil
 }
 
@@ -218,9 +245,10 @@ func (c *Comm) Dup() (nc *Comm, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// MPI copies the topology with the communicator; it is immutable, so
-	// the copy shares it.
-	return &Comm{r: c.r, ctx: uint32(id) * 2, group: c.group, rank: c.rank, topo: c.topo}, nil
+	// MPI copies the topology with the communicator, not the name; the
+	// topology is immutable, so the copy shares it.
+	nc = &Comm{r: c.r, ctx: uint32(id) * 2, group: c.group, rank: c.rank}
+	return nc.withTopology(c.topology()), nil
 }
 
 // Create makes a communicator of the members of g, which must be a subset

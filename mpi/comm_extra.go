@@ -147,7 +147,10 @@ func (c *Comm) SetName(name string) error {
 		}
 		name = name[:cut]
 	}
-	c.name, c.named = name, true
+	if c.extra == nil {
+		c.extra = new(commExtra)
+	}
+	c.extra.name, c.extra.named = name, true
 	return nil
 }
 
@@ -158,8 +161,10 @@ func (c *Comm) Name() string {
 	switch {
 	case c == nil:
 		return ""
-	case !c.named && c.world:
+	case c.extra != nil && c.extra.named:
+		return c.extra.name
+	case c.world:
 		return "MPI_COMM_WORLD"
 	}
-	return c.name
+	return ""
 }

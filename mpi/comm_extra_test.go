@@ -163,8 +163,9 @@ func TestCreateGroupMembersOnly(t *testing.T) {
 	}
 }
 
-// Names: MPI_COMM_WORLD's default, local names, no copy on Dup, cut at
-// MaxObjectName-1 bytes on a character boundary.
+// Names: MPI_COMM_WORLD's default, local names, no copy on Dup (which
+// copies a topology), cut at MaxObjectName-1 bytes on a character
+// boundary.
 func TestCommNames(t *testing.T) {
 	if (*Comm)(nil).Name() != "" {
 		t.Fatal("nil communicator has a name")
@@ -202,7 +203,32 @@ func TestCommNames(t *testing.T) {
 		if err := d.SetName("x"); !errors.Is(err, ErrComm) {
 			return fmt.Errorf("SetName on a freed communicator: %v", err)
 		}
-		return nil
+		// A named grid's Dup has its topology and no name; naming the
+		// copy leaves the grid's name, freeing it the grid's topology.
+		grid, err := c.CartCreate([]int{c.Size()}, []bool{false}, false)
+		if err != nil {
+			return err
+		}
+		if err := grid.SetName("grid"); err != nil {
+			return err
+		}
+		gd, err := grid.Dup()
+		if err != nil {
+			return err
+		}
+		if k, err := gd.Topo(); err != nil || k != TopoCart || gd.Name() != "" {
+			return fmt.Errorf("a named grid's Dup: topology %v (%v), name %q", k, err, gd.Name())
+		}
+		if err := gd.SetName("copy"); err != nil {
+			return err
+		}
+		if err := gd.Free(); err != nil {
+			return err
+		}
+		if k, err := grid.Topo(); err != nil || k != TopoCart || grid.Name() != "grid" {
+			return fmt.Errorf("the grid once its named Dup is freed: topology %v (%v), name %q", k, err, grid.Name())
+		}
+		return grid.Free()
 	})
 }
 

@@ -46,7 +46,7 @@ func (c *Comm) Mprobe(source, tag int) (*Message, Status, error) {
 		return m, st, nil
 	}
 	if s == AnySource { // as Probe
-		c.r.stats.temporal++
+		c.r.rareState().temporal++
 	}
 	c.enter(callProbe, source, tag)
 	defer c.leave()
@@ -68,7 +68,7 @@ func (c *Comm) Improbe(source, tag int) (ok bool, m *Message, st Status, err err
 		m, st := noProcMessage(c)
 		return true, m, st, nil
 	}
-	c.r.stats.temporal++
+	c.r.rareState().temporal++
 	f := c.probeFrame(s, tag, c.ctx, false, true)
 	if f == nil {
 		return false, nil, Status{}, nil

@@ -75,7 +75,7 @@ func (c *Comm) postRecvInto(q *Request, buf []byte, source, tag int) (*Request, 
 	// delivers one sender's frames in that order: AnyTag from a named
 	// source has one answer, the same on the host as on the target.
 	if s == AnySource {
-		c.r.stats.temporal++
+		c.r.rareState().temporal++
 	}
 	if q == nil {
 		q = new(Request)
@@ -256,7 +256,7 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 		return Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
 	if s == AnySource { // as a receive (postRecv)
-		c.r.stats.temporal++
+		c.r.rareState().temporal++
 	}
 	c.enter(callProbe, source, tag)
 	defer c.leave()
@@ -285,7 +285,7 @@ func (c *Comm) Iprobe(source, tag int) (bool, Status, error) {
 	if s == ProcNull {
 		return true, Status{Source: ProcNull, Tag: AnyTag}, nil
 	}
-	c.r.stats.temporal++
+	c.r.rareState().temporal++
 	st, err := c.probeCtx(s, tag, c.ctx, false)
 	c.noteStatus(st)
 	if err != nil {

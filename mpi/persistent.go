@@ -232,7 +232,7 @@ func (q *Request) Status() (bool, Status, error) {
 		}
 	} else {
 		if !q.done.Load() {
-			q.r.stats.temporal++
+			q.r.rareState().temporal++
 		}
 		q.r.waitFor(reqs, q.done.Load, false)
 		if !q.done.Load() {

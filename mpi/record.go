@@ -412,8 +412,8 @@ func (t *burstTap) End() float64 {
 
 // recordTo is called by newWorld: the clock's bursts go to rc too.
 func (c *virtualClock) recordTo(rc *recorder) {
-	if c.tap != nil {
-		c.tap.rec = rc
+	if tap, ok := c.m.Meter().(*burstTap); ok {
+		tap.rec = rc
 		rc.deferred = true
 	}
 }

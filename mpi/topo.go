@@ -52,10 +52,10 @@ func (c *Comm) Topo() (Topology, error) {
 	if err := c.check(); err != nil {
 		return TopoNone, err
 	}
-	if c.topo == nil {
+	if c.topology() == nil {
 		return TopoNone, nil
 	}
-	return c.topo.kind(), nil
+	return c.topology().kind(), nil
 }
 
 // topoComm makes the communicator a topology constructor returns: the
@@ -79,7 +79,8 @@ func (c *Comm) topoComm(n int, mk func(rank int) topology) (*Comm, error) {
 			g = newGroup(append([]int32(nil), g.ranks[:n]...), int32(c.r.id))
 		}
 	}
-	return &Comm{r: c.r, ctx: uint32(id) * 2, group: g, rank: c.rank, topo: mk(c.rank)}, nil
+	nc := &Comm{r: c.r, ctx: uint32(id) * 2, group: g, rank: c.rank}
+	return nc.withTopology(mk(c.rank)), nil
 }
 
 // cartTopo is the Cartesian topology as one rank holds it.
@@ -87,7 +88,7 @@ func (c *Comm) cartTopo(what string) (*cart, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	t, ok := c.topo.(*cart)
+	t, ok := c.topology().(*cart)
 	if !ok {
 		return nil, errorf(ClassTopology, "%s: the communicator has no Cartesian topology", what)
 	}
@@ -99,7 +100,7 @@ func (c *Comm) graphTopo(what string) (*distGraph, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	t, ok := c.topo.(*distGraph)
+	t, ok := c.topology().(*distGraph)
 	if !ok {
 		return nil, errorf(ClassTopology, "%s: the communicator has no distributed-graph topology", what)
 	}

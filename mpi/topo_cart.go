@@ -227,6 +227,6 @@ func (c *Comm) CartSub(remain []bool) (*Comm, error) {
 		return nil, errorf(ClassIntern, "CartSub: rank %d in the sub-grid, expected %d", sub.rank, key)
 	}
 	st := newCart(dims, periods, key)
-	sub.topo = st
+	sub.withTopology(st)
 	return sub, nil
 }

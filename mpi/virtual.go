@@ -150,7 +150,7 @@ func (v *Virtual) clock(id int) eventClock {
 		tap = &burstTap{Meter: meter}
 		meter = tap
 	}
-	c := &virtualClock{v: v, m: vtime.NewRank(v.target, id, meter, v.cpuScale), tap: tap}
+	c := &virtualClock{v: v, m: vtime.NewRank(v.target, id, meter, v.cpuScale)}
 	if v.rankConcurrency != nil {
 		c.m.SetHostConcurrency(v.rankConcurrency(id))
 	} else {
@@ -270,11 +270,12 @@ func (v *Virtual) Report() Report {
 func (c *virtualClock) record() RankRecord {
 	res := RankRecord{RankResult: c.m.Result()}
 	if r := c.r; r != nil {
+		s := r.sensitive()
 		res.EngineCounts = EngineCounts{
 			Sent: r.stats.sent, SentBytes: r.stats.sentBytes,
 			Recvd: r.stats.recvd, RecvBytes: r.stats.recvdBytes,
-			Temporal: r.stats.temporal, TemporalExact: r.stats.temporalExact,
-			Stalls: r.stats.stalls, SpeculativeStalls: r.stats.speculative,
+			Temporal: s.temporal, TemporalExact: s.temporalExact,
+			Stalls: s.stalls, SpeculativeStalls: s.speculative,
 			Gated: int64(r.stats.gated),
 		}
 	}
@@ -283,15 +284,15 @@ func (c *virtualClock) record() RankRecord {
 
 // virtualClock adapts a vtime.Rank to the engine's event points: it only
 // converts transport headers into the model's terms.
+//
+// A virtual run holds one per rank: 32 bytes (TestVirtualClockSize).
 type virtualClock struct {
-	v   *Virtual
-	m   *vtime.Rank
-	r   *rank
-	tap *burstTap // the meter as recorded (record.go); nil when not recording
+	v *Virtual
+	m *vtime.Rank
+	r *rank
 	// sentPub is r.stats.sent for other goroutines (progress samples),
-	// updated as the rank leaves the engine; sentSeen the rank's copy.
-	sentPub  atomic.Int64
-	sentSeen int64
+	// updated as the rank leaves the engine.
+	sentPub atomic.Int64
 }
 
 // attach is called by newWorld so the report can read the rank's counters.

@@ -93,8 +93,7 @@ func (p *partialPublisher) publish() {
 // noteSent publishes the rank's count of messages sent for progress
 // samples, when it changed (virtualClock.LeaveEngine).
 func (c *virtualClock) noteSent() {
-	if r := c.r; r != nil && r.stats.sent != c.sentSeen {
-		c.sentSeen = r.stats.sent
-		c.sentPub.Store(c.sentSeen)
+	if r := c.r; r != nil && r.stats.sent != c.sentPub.Load() {
+		c.sentPub.Store(r.stats.sent)
 	}
 }

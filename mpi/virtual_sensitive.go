@@ -94,7 +94,7 @@ func (r *rank) nextDecision() (q *Request, idx int, t float64) {
 // detection confirmed that no earlier candidate can come.
 func (r *rank) decide(q *Request, i int, exact bool) {
 	if exact {
-		r.stats.temporalExact++
+		r.rareState().temporalExact++
 	}
 	f := r.unexpected[i]
 	q.deferred = false
@@ -350,7 +350,7 @@ func (r *rank) iprobeVirtual(pattern *Request, taking bool) *transport.Frame {
 	r.waitPhase(found, false, nil)
 	ok := found()
 	if !(r.settled && r.settleGuess) {
-		r.stats.temporalExact++
+		r.rareState().temporalExact++
 	}
 	r.clock.Overhead(r.w.pollCost)
 	if !ok {

@@ -225,9 +225,9 @@ func (r *rank) resolveEarly(block bool) bool {
 		return progressed // a deferred match is no stall (virtual_sensitive.go)
 	}
 	if block && resolve && !guess {
-		r.stats.stalls++
+		r.rareState().stalls++
 	} else if block {
-		r.stats.speculative++
+		r.rareState().speculative++
 	}
 	return true
 }

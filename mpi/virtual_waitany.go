@@ -153,7 +153,7 @@ func (r *rank) choose(exact bool) {
 	p := r.rare.pick // choose follows pickTime's answer
 	p.chosen, _ = firstDone(p.reqs, p.start, p.some)
 	if exact {
-		r.stats.temporalExact++
+		r.rareState().temporalExact++
 	}
 }
 
@@ -161,7 +161,7 @@ func (r *rank) choose(exact bool) {
 // returns the chosen indices, whose requests are complete, and has folded
 // their completion times into the rank's clock. reqs has a non-nil entry.
 func (r *rank) waitFirst(reqs []*Request, some bool) []int {
-	r.stats.temporal++
+	r.rareState().temporal++
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
 	start, _ := r.clock.Now()
@@ -176,7 +176,7 @@ func (r *rank) waitFirst(reqs []*Request, some bool) []int {
 	decided := func() bool {
 		if p.chosen == nil {
 			if p.chosen = p.finalNow(); p.chosen != nil {
-				r.stats.temporalExact++
+				r.rareState().temporalExact++
 			}
 		}
 		return p.chosen != nil
@@ -205,7 +205,7 @@ func (r *rank) waitChosen(reqs []*Request, idx []int) {
 func (r *rank) testVirtual(reqs []*Request, complete func() bool, choose func() []int) []int {
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
-	r.stats.temporal++
+	r.rareState().temporal++
 	// The poll answers for its own t_V: whatever settled an earlier poll
 	// (r.settled, which complete may read) says nothing about the messages
 	// due by now. Left set, it would let this poll answer at entry from
@@ -225,7 +225,7 @@ func (r *rank) testVirtual(reqs []*Request, complete func() bool, choose func() 
 		r.waitChosen(reqs, idx)
 	}
 	if exact {
-		r.stats.temporalExact++
+		r.rareState().temporalExact++
 	}
 	r.clock.Overhead(r.w.pollCost)
 	return idx

@@ -82,7 +82,7 @@ func (q *Request) Test() (bool, Status, error) {
 		return true, st, err
 	}
 	if !q.done.Load() {
-		q.r.stats.temporal++
+		q.r.rareState().temporal++
 	}
 	q.r.waitFor([]*Request{q}, q.done.Load, false)
 	if !q.done.Load() {
@@ -259,7 +259,7 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		st, err := reqs[i].finish()
 		return i, st, err
 	}
-	r.stats.temporal++
+	r.rareState().temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
 	i := r.pickDone(reqs)
 	st, err := reqs[i].finish()
@@ -357,7 +357,7 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 		st, err = reqs[idx[0]].finish()
 		return idx[0], true, st, err
 	}
-	r.stats.temporal++
+	r.rareState().temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
 	i := r.pickDone(reqs)
 	if i < 0 {
@@ -387,7 +387,7 @@ func Waitsome(reqs []*Request) ([]int, []Status, error) {
 		r.progressVirtual(reqs, true)
 		return collectIdx(reqs, r.waitFirst(reqs, true)) // virtual_waitany.go
 	}
-	r.stats.temporal++
+	r.rareState().temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, true)
 	return collectDone(reqs)
 }
@@ -410,7 +410,7 @@ func Testsome(reqs []*Request) ([]int, []Status, error) {
 		r.progressVirtual(reqs, false)
 		return collectIdx(reqs, r.testVirtual(reqs, func() bool { return allKnown(reqs) || r.settled && anyKnown(reqs) }, func() []int { return knownIdx(reqs) }))
 	}
-	r.stats.temporal++
+	r.rareState().temporal++
 	r.waitFor(reqs, func() bool { return r.anyDone(reqs) }, false)
 	return collectDone(reqs)
 }
@@ -468,7 +468,7 @@ func Testall(reqs []*Request) (bool, []Status, error) {
 		st, err := collectAll(reqs)
 		return true, st, err
 	}
-	r.stats.temporal++
+	r.rareState().temporal++
 	r.waitFor(reqs, func() bool { return allDone(reqs) }, false)
 	if !allDone(reqs) {
 		return false, nil, nil

@@ -197,8 +197,8 @@ type rank struct {
 }
 
 // rankRare is the state of a rank that only some programs use:
-// rendezvous messages, buffered sends and, in virtual mode, temporally
-// sensitive calls.
+// rendezvous messages, buffered sends, temporally sensitive calls and, in
+// virtual mode, stalls.
 type rankRare struct {
 	sends    map[uint64]*Request // rendezvous sends waiting for their ACK; nil until the first
 	recvs    map[uint64]*Request // matched receives waiting for rendezvous DATA; nil until the first
@@ -207,6 +207,26 @@ type rankRare struct {
 	pick     *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
 	pollAt   float64             // the virtual time a poll answers for (polling)
 	forgotAt float64             // the world's settled time when the clock last forgot (forgetSettled)
+	sensitiveCounts
+}
+
+// sensitiveCounts counts a rank's temporally sensitive calls and stalls
+// for the virtual-time report (rankStats has the rest): a rank that makes
+// none has none, and most ranks of a large world make none.
+type sensitiveCounts struct {
+	temporal      int64 // temporally sensitive calls (Test*, Iprobe, Waitany, Waitsome, AnySource)
+	temporalExact int64 // of which answered in virtual time (virtual_sensitive.go)
+	stalls        int64 // Algorithm 2 stalls resolved in blocking waits exactly (virtual_stall.go)
+	speculative   int64 // ... and speculatively
+}
+
+// sensitive returns r's counts of temporally sensitive calls and stalls,
+// zero for a rank that has made none.
+func (r *rank) sensitive() sensitiveCounts {
+	if r.rare == nil {
+		return sensitiveCounts{}
+	}
+	return r.rare.sensitiveCounts
 }
 
 // rareState returns r.rare, made on first use.
@@ -223,9 +243,6 @@ type rankStats struct {
 	sentBytes, recvdBytes int64
 	dropped               int32
 	gated                 int32 // collectives computed at the gate (coll_bulk.go)
-	temporal              int64 // temporally sensitive calls (Test*, Iprobe, Waitany, Waitsome, AnySource)
-	temporalExact         int64 // of which answered in virtual time (virtual_sensitive.go)
-	stalls, speculative   int64 // Algorithm 2 stalls resolved in blocking waits: exactly, speculatively (virtual_stall.go)
 }
 
 func newWorld(size, base, nlocal int, cfg *config) *world {

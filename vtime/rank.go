@@ -22,18 +22,9 @@ import (
 // o(s) already charged: the engine brackets it with EnterEngine and
 // LeaveEngine, between which no burst is measured.
 type Rank struct {
-	id       int
-	t        *Target
-	meter    Meter
-	cpuScale float64
-	// burstScale multiplies every measured burst: cpuScale x the
-	// contention factor, fixed before the rank starts so that charging a
-	// burst stays one multiplication.
-	burstScale float64
-	// contention is S(k_t) / S(k_h) (1 until SetHostConcurrency), with the
-	// two concurrencies it came from, for the report.
-	contention                 float64
-	nodeRanks, hostConcurrency int32
+	id  int
+	t   *Target
+	cpu *measuredCPU // nil when computation is not measured (cpu-scale 0)
 
 	tv float64 // t_V: the rank's virtual time, seconds
 
@@ -58,15 +49,41 @@ type Rank struct {
 	open   bool
 }
 
+// measuredCPU is what a clock that measures computation holds besides the
+// rest: at cpu-scale 0 (skeletons, the largest runs) no clock needs it,
+// and a million clocks are 32 bytes each smaller without it
+// (TestRankSize).
+type measuredCPU struct {
+	meter    Meter
+	cpuScale float64
+	// burstScale multiplies every measured burst: cpuScale x the
+	// contention factor, fixed before the rank starts so that charging a
+	// burst stays one multiplication.
+	burstScale float64
+	// contention is S(k_t) / S(k_h) (1 until SetHostConcurrency), with the
+	// two concurrencies it came from, for the report.
+	contention                 float64
+	nodeRanks, hostConcurrency int32
+}
+
 // NewRank makes rank id's clock on target t. meter measures computation
 // bursts; with cpuScale 0 it is never read (pass nil): predictions then
 // depend on the program's messages and Elapse calls only, and are exactly
 // repeatable.
 func NewRank(t *Target, id int, meter Meter, cpuScale float64) *Rank {
 	if cpuScale == 0 || meter == nil {
-		meter, cpuScale = nil, 0
+		return &Rank{id: id, t: t}
 	}
-	return &Rank{id: id, t: t, meter: meter, cpuScale: cpuScale, burstScale: cpuScale, contention: 1}
+	return &Rank{id: id, t: t, cpu: &measuredCPU{meter: meter, cpuScale: cpuScale, burstScale: cpuScale, contention: 1}}
+}
+
+// Meter is the meter NewRank was given, nil when computation is not
+// measured.
+func (r *Rank) Meter() Meter {
+	if r.cpu == nil {
+		return nil
+	}
+	return r.cpu.meter
 }
 
 // SetHostConcurrency tells the clock k_h, how many of the job's ranks the
@@ -75,19 +92,20 @@ func NewRank(t *Target, id int, meter Meter, cpuScale float64) *Rank {
 // (Target.ContentionFactor). Call it before SimStart. Without it no factor
 // applies, as when the machine has no contention table.
 func (r *Rank) SetHostConcurrency(k int) {
-	if r.meter == nil {
+	c := r.cpu
+	if c == nil {
 		return // nothing is measured, so nothing is scaled
 	}
 	k = max(k, 1)
-	r.contention = r.t.ContentionFactor(r.id, k)
-	r.nodeRanks, r.hostConcurrency = int32(r.t.NodeRanks(r.id)), int32(k)
-	r.burstScale = r.cpuScale * r.contention
+	c.contention = r.t.ContentionFactor(r.id, k)
+	c.nodeRanks, c.hostConcurrency = int32(r.t.NodeRanks(r.id)), int32(k)
+	c.burstScale = c.cpuScale * c.contention
 }
 
 // Now is t_V, including the computation burst in progress (MPI_Wtime).
 func (r *Rank) Now() float64 {
-	if r.meter != nil {
-		return r.tv + r.burstScale*r.meter.Peek()
+	if c := r.cpu; c != nil {
+		return r.tv + c.burstScale*c.meter.Peek()
 	}
 	return r.tv
 }
@@ -129,8 +147,8 @@ func (r *Rank) Bound() (t float64, ok bool) {
 		return 0, false
 	}
 	t = math.Float64frombits(r.base.Load())
-	if r.meter != nil {
-		t += r.burstScale * r.meter.Running()
+	if c := r.cpu; c != nil {
+		t += c.burstScale * c.meter.Running()
 	}
 	if r.busy.Load() != s {
 		return 0, false // the burst ended meanwhile: what was read may be past its end
@@ -203,8 +221,8 @@ func (r *Rank) EndRecv(size int64) (copied float64) {
 // Abandon releases what the meter holds when the rank dies mid-burst (a
 // panic or an aborted job); the rank's times are then meaningless.
 func (r *Rank) Abandon() {
-	if r.meter != nil {
-		r.meter.Abandon()
+	if r.cpu != nil {
+		r.cpu.meter.Abandon()
 	}
 }
 
@@ -214,10 +232,11 @@ func (r *Rank) pause() {
 		r.open = false
 		r.busy.Add(1) // before the burst's end is read: see Bound
 	}
-	if r.meter == nil {
+	c := r.cpu
+	if c == nil {
 		return
 	}
-	d := r.burstScale * r.meter.End()
+	d := c.burstScale * c.meter.End()
 	r.tv += d
 	r.comp += d
 }
@@ -231,8 +250,8 @@ func (r *Rank) resume() {
 	if !r.open {
 		r.base.Store(math.Float64bits(r.tv)) // before the burst's t'1: not charged to it
 	}
-	if r.meter != nil {
-		r.meter.Begin()
+	if r.cpu != nil {
+		r.cpu.meter.Begin()
 	}
 	if !r.open {
 		r.open = true
@@ -273,8 +292,8 @@ func (r *Rank) Result() RankResult {
 		Computation: r.comp, Communication: r.comm, Waiting: r.waiting,
 		Waits: r.wait.num, HistoryMisses: int(r.wait.misses), HistoryKept: len(r.wait.hist),
 	}
-	if r.hostConcurrency > 0 { // measured, and told the host's concurrency
-		res.Contention, res.NodeRanks, res.HostConcurrency = r.contention, int(r.nodeRanks), int(r.hostConcurrency)
+	if c := r.cpu; c != nil && c.hostConcurrency > 0 { // measured, and told the host's concurrency
+		res.Contention, res.NodeRanks, res.HostConcurrency = c.contention, int(c.nodeRanks), int(c.hostConcurrency)
 	}
 	return res
 }
