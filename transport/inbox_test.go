@@ -86,3 +86,14 @@ func TestInboxLayout(t *testing.T) {
 		t.Errorf("an Inbox is %d bytes, want at most 176", n)
 	}
 }
+
+// TestInboxIsOneObject: making an inbox allocates the inbox alone; its
+// wake-up was a channel, an object of its own beside each of a virtual
+// run's million inboxes (wakeup.go).
+func TestInboxIsOneObject(t *testing.T) {
+	var keep *Inbox
+	if n := testing.AllocsPerRun(100, func() { keep = NewInbox() }); n != 1 {
+		t.Errorf("NewInbox makes %v objects, want 1", n)
+	}
+	_ = keep
+}
