@@ -1,8 +1,10 @@
 package mpi
 
 import (
-	"github.com/gompi/gompi/transport"
+	"math"
 	"strconv"
+
+	"github.com/gompi/gompi/transport"
 )
 
 // activity is one of VACED-SIM's five communication activities (Table 2 of
@@ -95,6 +97,9 @@ type eventClock interface {
 	// rank has t_a >= t, so that it can drop the waits none can reach
 	// (vtime.Rank.ForgetBefore).
 	ForgetBefore(t float64)
+	// Forgot is the latest t ForgetBefore has been given: forgetting
+	// before an earlier one drops nothing more but the waits since.
+	Forgot() float64
 
 	// EnterEngine and LeaveEngine bracket the engine's own work inside an
 	// MPI call (posting an operation, a waiting phase): no computation is
@@ -134,6 +139,7 @@ func (nopClock) Found(*transport.Header)                                        
 func (nopClock) Ready(float64)                                                         {}
 func (nopClock) WaitEnd()                                                              {}
 func (nopClock) ForgetBefore(float64)                                                  {}
+func (nopClock) Forgot() float64                                                       { return math.Inf(1) }
 func (nopClock) EnterEngine()                                                          {}
 func (nopClock) LeaveEngine()                                                          {}
 func (nopClock) Now() (float64, bool)                                                  { return 0, false }

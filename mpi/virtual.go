@@ -349,6 +349,7 @@ func (c *virtualClock) DueInWait(m *transport.Header) bool { return c.m.DueInWai
 func (c *virtualClock) Found(m *transport.Header)          { c.m.Found(m.Arrival) }
 func (c *virtualClock) WaitEnd()                           { c.m.WaitEnd() }
 func (c *virtualClock) ForgetBefore(t float64)             { c.m.ForgetBefore(t) }
+func (c *virtualClock) Forgot() float64                    { return c.m.Forgot() }
 func (c *virtualClock) Ready(copied float64)               { c.m.Ready(copied) }
 func (c *virtualClock) EnterEngine()                       { c.m.EnterEngine() }
 func (c *virtualClock) LeaveEngine()                       { c.m.LeaveEngine(); c.noteSent() }

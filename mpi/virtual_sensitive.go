@@ -391,11 +391,9 @@ func (r *rank) forgetSettled() {
 		return
 	}
 	t := math.Float64frombits(b)
-	rr := r.rareState()
-	if t <= rr.forgotAt {
-		return
+	if t <= r.clock.Forgot() {
+		return // the clock forgot before t or later already
 	}
-	rr.forgotAt = t
 	for _, f := range r.unexpected {
 		t = min(t, f.Arrival)
 	}

@@ -453,11 +453,13 @@ func TestVirtualCancelDeferredReceive(t *testing.T) {
 
 // TestVirtualSettledHistoryStaysShort: a long run whose waits settle the
 // job (an AnySource receive each round) keeps only a few waits for
-// Algorithm 3 (forgetSettled) instead of filling the 4096 it may keep.
+// Algorithm 3 (forgetSettled) instead of filling the 4096 it may keep;
+// and the rank that makes no temporally sensitive call forgets without
+// its rankRare (a million ranks would each make one).
 func TestVirtualSettledHistoryStaysShort(t *testing.T) {
 	const rounds = 5000
 	v := tianhe1aVirtual(t, 2, 0)
-	kept := 0
+	kept, rare := 0, true
 	runVirtualBounded(t, v, func(c *Comm) error {
 		buf := []int64{0}
 		for range rounds {
@@ -480,11 +482,16 @@ func TestVirtualSettledHistoryStaysShort(t *testing.T) {
 		}
 		if c.Rank() == 0 {
 			kept = c.r.clock.(*virtualClock).m.HistoryLen()
+		} else {
+			rare = c.r.rare != nil
 		}
 		return nil
 	})
 	if kept > 8 {
 		t.Errorf("rank 0 keeps %d waits after %d settled rounds, want a few", kept, rounds)
+	}
+	if rare {
+		t.Error("rank 1, which makes no temporally sensitive call, has its rankRare")
 	}
 	if rep := v.Report(); rep.HistoryMisses != 0 || rep.TemporalExact != rounds {
 		t.Errorf("%d history misses, %d of %d receives answered in virtual time", rep.HistoryMisses, rep.TemporalExact, rounds)

@@ -206,7 +206,6 @@ type rankRare struct {
 	probeHit *transport.Frame    // the frame a deferred Probe was decided for (virtual_sensitive.go)
 	pick     *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
 	pollAt   float64             // the virtual time a poll answers for (polling)
-	forgotAt float64             // the world's settled time when the clock last forgot (forgetSettled)
 	sensitiveCounts
 }
 

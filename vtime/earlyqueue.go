@@ -242,12 +242,19 @@ func (w *waitState) push(s span) {
 // before t. It is for a caller that knows such a bound (a global lower bound
 // on virtual time); dropping this way is exact.
 func (r *Rank) ForgetBefore(t float64) {
+	r.forgot = max(r.forgot, t)
 	h := r.wait.hist
 	i := sort.Search(len(h), func(i int) bool { return h[i].start > t }) - 1
 	if i > 0 {
 		r.wait.hist = append(h[:0], h[i:]...)
 	}
 }
+
+// Forgot is the latest t ForgetBefore has been given, 0 before the first:
+// forgetting before an earlier time drops nothing more but waits that
+// began since, so a caller whose bound takes work to compute may skip it
+// when the bound would be no later.
+func (r *Rank) Forgot() float64 { return r.forgot }
 
 // HistoryLen is how many waits the rank keeps for Algorithm 3's lookup.
 func (r *Rank) HistoryLen() int { return len(r.wait.hist) }

@@ -26,7 +26,8 @@ type Rank struct {
 	t   *Target
 	cpu *measuredCPU // nil when computation is not measured (cpu-scale 0)
 
-	tv float64 // t_V: the rank's virtual time, seconds
+	tv     float64 // t_V: the rank's virtual time, seconds
+	forgot float64 // the latest bound ForgetBefore was given (Forgot)
 
 	nic Link // the injection link its network messages queue on (nic_queue)
 
