@@ -210,8 +210,8 @@ func (p *params) settleIn(c *mpi.Comm) error {
 
 // latency returns the one-way time in microseconds (rank 0's measurement).
 func latency(c *mpi.Comm, size, iters, warmup int) (float64, error) {
-	buf := make([]byte, size)
 	me := c.Rank()
+	buf := filled(size, 'a'+byte(me))
 	var t0 float64
 	for i := 0; i < warmup+iters; i++ {
 		if i == warmup {
@@ -244,7 +244,7 @@ func sendrecv(c *mpi.Comm, size, iters, warmup int) (float64, error) {
 	if me > 1 {
 		return 0, nil
 	}
-	in, out := make([]byte, size), make([]byte, size)
+	in, out := filled(size, 'b'), filled(size, 'a')
 	var t0 float64
 	for i := 0; i < warmup+iters; i++ {
 		if i == warmup {
@@ -267,7 +267,7 @@ func bandwidth(c *mpi.Comm, size, iters, warmup, window int, bidir bool) (float6
 	peer := 1 - me
 	bufs := make([][]byte, window)
 	for i := range bufs {
-		bufs[i] = make([]byte, size)
+		bufs[i] = filled(size, 'a'+byte(me))
 	}
 	ack := make([]byte, 4)
 	reqs := make([]*mpi.Request, 0, 2*window)
@@ -329,16 +329,16 @@ func collective(c *mpi.Comm, test string, size, iters, warmup int, longest bool)
 	var call func() error
 	switch test {
 	case "allreduce":
-		in, res := make([]float64, n), make([]float64, n)
+		in, res := filledFloats(n, 1), filledFloats(n, 0)
 		call = func() error { return mpi.Allreduce(c, in, res, mpi.Sum) }
 	case "bcast":
-		buf := make([]float64, n)
+		buf := filledFloats(n, 1)
 		call = func() error { return mpi.Bcast(c, buf, 0) }
 	case "reduce":
-		in, res := make([]float64, n), make([]float64, n)
+		in, res := filledFloats(n, 1), filledFloats(n, 0)
 		call = func() error { return mpi.Reduce(c, in, res, mpi.Sum, 0) }
 	case "alltoall":
-		in, res := make([]float64, n*c.Size()), make([]float64, n*c.Size())
+		in, res := filledFloats(n*c.Size(), 1), filledFloats(n*c.Size(), 0)
 		call = func() error { return mpi.Alltoall(c, in, res) }
 	case "barrier":
 		call = c.Barrier
@@ -377,4 +377,26 @@ func collective(c *mpi.Comm, test string, size, iters, warmup int, longest bool)
 		return 0, 0, err
 	}
 	return sum[0] / float64(c.Size()), most[1], nil
+}
+
+// filled returns size bytes set to b, as OSU's benchmarks set their
+// buffers: memory a program has never written is, on Linux, the one zero
+// page mapped again and again, so copying from it reads one page that
+// stays in the cache, and a large message would measure half a copy
+// (docs/transports-shm.md, "Split copies").
+func filled(size int, b byte) []byte {
+	buf := make([]byte, size)
+	for i := range buf {
+		buf[i] = b
+	}
+	return buf
+}
+
+// filledFloats is filled for a collective's float64 buffers.
+func filledFloats(n int, v float64) []float64 {
+	buf := make([]float64, n)
+	for i := range buf {
+		buf[i] = v
+	}
+	return buf
 }

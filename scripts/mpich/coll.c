@@ -64,6 +64,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "coll: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    /* Written, as samples/osu sets its buffers (pingpong.c says why). */
+    for (long i = 0; i < maxn * np; i++) {
+        in[i] = 1;
+        out[i] = 0;
+    }
     if (me == 0)
         printf("# MPICH %s test, %d ranks\n# Size         Latency (us)%s\n", test, np,
                longest ? "  Longest call (us)" : "");
