@@ -612,3 +612,44 @@ func TestCollVolumes(t *testing.T) {
 	}
 	setForced(nil)
 }
+
+// TestAllreduceTwoRanksByOneExchange: a real run of two ranks computes an
+// Allreduce up to allreduceTwoRankMax by recursive doubling, one message
+// each way, where MPICH's thresholds take Rabenseifner's two half-size
+// exchanges; above it, and in a virtual run at any size, MPICH's choice
+// stands. Each rank counts the messages it sends.
+func TestAllreduceTwoRanksByOneExchange(t *testing.T) {
+	sends := func(c *Comm, bytes int) (int64, error) {
+		before := c.r.stats.sent
+		x := make([]float64, bytes/8)
+		if err := AllreduceInPlace(c, x, Sum); err != nil {
+			return 0, err
+		}
+		return c.r.stats.sent - before, nil
+	}
+	for _, tc := range []struct {
+		bytes   int
+		virtual bool
+		want    int64
+	}{
+		{2048, false, 1}, {4096, false, 1}, {allreduceTwoRankMax, false, 1}, {2 * allreduceTwoRankMax, false, 2},
+		{4096, true, 2}, {allreduceTwoRankMax, true, 2},
+	} {
+		check := func(c *Comm) error {
+			n, err := sends(c, tc.bytes)
+			if err == nil && n != tc.want {
+				err = fmt.Errorf("rank %d sent %d messages, want %d", c.Rank(), n, tc.want)
+			}
+			return err
+		}
+		var err error
+		if tc.virtual {
+			err = tianhe1aVirtual(t, 2, 0).Run(check)
+		} else {
+			err = Run(2, check)
+		}
+		if err != nil {
+			t.Errorf("Allreduce of %d bytes, virtual %v: %v", tc.bytes, tc.virtual, err)
+		}
+	}
+}
