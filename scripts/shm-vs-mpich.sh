@@ -3,8 +3,9 @@
 # (BENCHMARKS): gompi (gompirun -np 2 samples/osu) and MPICH (mpirun -np 2
 # scripts/mpich/pingpong.c, built with mpicc) measured alternately, RUNS
 # rounds, each round the 8-byte one-way latency and the 1 MiB bandwidth of
-# both; then the sorted figures, their medians and the ratios, and the
-# medians of each round's own latency and bandwidth ratios.
+# both, printed as the round ends; then the sorted figures, their medians
+# and the ratios, and the medians of each round's own latency and
+# bandwidth ratios.
 #
 # Usage: scripts/shm-vs-mpich.sh     Needs mpicc and mpirun (Debian: mpich).
 # BIN=DIR uses the programs already built in DIR (gompirun, osu and pingpong,
@@ -46,6 +47,11 @@ while [ "$i" -lt "$RUNS" ]; do
 	echo "gompi-bw-MB/s $b" >>"$out"
 	echo "$m" | awk -v b="$b" '/^mpich-bw-MB\/s/ {printf "bw-ratio %.3f\n", b / $2}' >>"$out"
 	i=$((i + 1))
+	# Each round on a line of its own, as measured: the sorted lists
+	# below cannot say which figures came from the same state.
+	echo "$m" | awk -v i="$i" -v g="$g" -v b="$b" '
+		/^mpich-latency-us/ { l = $2 } /^mpich-bw-MB\/s/ { w = $2 }
+		END { printf "round %d: 8 B gompi %s us, MPICH %s us; 1 MiB gompi %s MB/s, MPICH %s MB/s\n", i, g, l, b, w }'
 done
 sort -k1,1 -k2n "$out" | awk '
 	{ t[$1, ++n[$1]] = $2; line[$1] = line[$1] " " $2 }
