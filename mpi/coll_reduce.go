@@ -109,7 +109,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 	rabenOK := rd.commute && count >= pof2Below(n)
 	if a == algoAuto || a == algoRabenseifner && !rabenOK {
 		a = algoBinomial
-		if rabenOK && rd.builtin && len(data) > ReduceShortMsgSize {
+		if rabenOK && rd.builtin && len(data) > ReduceShortMsgSize && !c.realPairUpTo(len(data), reduceTwoRankMax) {
 			a = algoRabenseifner
 		}
 	}
@@ -373,23 +373,13 @@ func (c *Comm) allreduceAlgo(size int, rd *reduction) (algo, error) {
 	if a == algoAuto {
 		a = algoRecDbl
 		if rd.builtin && size > AllreduceShortMsgSize && count >= pof2Below(n) &&
-			(n != 2 || c.r.virtual || size > allreduceTwoRankMax) {
+			!c.realPairUpTo(size, allreduceTwoRankMax) {
 			a = algoRabenseifner
 		}
 	}
 	c.traceAlgo(a, size)
 	return a, nil
 }
-
-// allreduceTwoRankMax is the largest Allreduce that a real run of two
-// ranks computes by recursive doubling, where MPICH takes Rabenseifner's
-// algorithm from AllreduceShortMsgSize up. At two ranks Rabenseifner's
-// is two exchanges of half the buffer and recursive doubling's one of the
-// whole, the same bytes; below about this size over shared memory the
-// second message's latency costs more than halving the reduction saves
-// (docs/collectives.md). A virtual run keeps MPICH's choice: the target
-// runs it.
-const allreduceTwoRankMax = 16 << 10
 
 // allreduceRecDbl: after the fold, log2(pof2) rounds in which rank swaps its
 // whole partial result with newrank^2^k and combines (lower ranks' part on

@@ -613,34 +613,40 @@ func TestCollVolumes(t *testing.T) {
 	setForced(nil)
 }
 
-// TestAllreduceTwoRanksByOneExchange: a real run of two ranks computes an
-// Allreduce up to allreduceTwoRankMax by recursive doubling, one message
-// each way, where MPICH's thresholds take Rabenseifner's two half-size
-// exchanges; above it, and in a virtual run at any size, MPICH's choice
-// stands. Each rank counts the messages it sends.
-func TestAllreduceTwoRanksByOneExchange(t *testing.T) {
-	sends := func(c *Comm, bytes int) (int64, error) {
-		before := c.r.stats.sent
-		x := make([]float64, bytes/8)
-		if err := AllreduceInPlace(c, x, Sum); err != nil {
-			return 0, err
-		}
-		return c.r.stats.sent - before, nil
-	}
+// TestTwoRankReductionsSendLess: a real run of two ranks computes an
+// Allreduce up to allreduceTwoRankMax by recursive doubling (one message
+// each way) and a Reduce up to reduceTwoRankMax by the binomial tree (one
+// message, to the root), where MPICH's thresholds take Rabenseifner's
+// algorithms, a message more; above those sizes, and in a virtual run at
+// any size, MPICH's choice stands. Each rank counts the messages it sends.
+func TestTwoRankReductionsSendLess(t *testing.T) {
+	allreduce := func(c *Comm, x []float64) error { return AllreduceInPlace(c, x, Sum) }
+	reduce := func(c *Comm, x []float64) error { return Reduce(c, x, make([]float64, len(x)), Sum, 0) }
 	for _, tc := range []struct {
+		name    string
+		call    func(*Comm, []float64) error
 		bytes   int
 		virtual bool
-		want    int64
+		want    [2]int64 // messages sent by ranks 0 and 1
 	}{
-		{2048, false, 1}, {4096, false, 1}, {allreduceTwoRankMax, false, 1}, {2 * allreduceTwoRankMax, false, 2},
-		{4096, true, 2}, {allreduceTwoRankMax, true, 2},
+		{"Allreduce", allreduce, 4096, false, [2]int64{1, 1}},
+		{"Allreduce", allreduce, allreduceTwoRankMax, false, [2]int64{1, 1}},
+		{"Allreduce", allreduce, 2 * allreduceTwoRankMax, false, [2]int64{2, 2}},
+		{"Allreduce", allreduce, 4096, true, [2]int64{2, 2}},
+		{"Reduce", reduce, 4096, false, [2]int64{0, 1}},
+		{"Reduce", reduce, reduceTwoRankMax, false, [2]int64{0, 1}},
+		{"Reduce", reduce, 2 * reduceTwoRankMax, false, [2]int64{1, 2}},
+		{"Reduce", reduce, 4096, true, [2]int64{1, 2}},
 	} {
 		check := func(c *Comm) error {
-			n, err := sends(c, tc.bytes)
-			if err == nil && n != tc.want {
-				err = fmt.Errorf("rank %d sent %d messages, want %d", c.Rank(), n, tc.want)
+			before := c.r.stats.sent
+			if err := tc.call(c, make([]float64, tc.bytes/8)); err != nil {
+				return err
 			}
-			return err
+			if n := c.r.stats.sent - before; n != tc.want[c.Rank()] {
+				return fmt.Errorf("rank %d sent %d messages, want %d", c.Rank(), n, tc.want[c.Rank()])
+			}
+			return nil
 		}
 		var err error
 		if tc.virtual {
@@ -649,7 +655,7 @@ func TestAllreduceTwoRanksByOneExchange(t *testing.T) {
 			err = Run(2, check)
 		}
 		if err != nil {
-			t.Errorf("Allreduce of %d bytes, virtual %v: %v", tc.bytes, tc.virtual, err)
+			t.Errorf("%s of %d bytes, virtual %v: %v", tc.name, tc.bytes, tc.virtual, err)
 		}
 	}
 }
