@@ -422,13 +422,9 @@ func (ib *Inbox) WaitFor(ready func() bool) {
 			ib.watchAndPoll()
 		}
 		if !ready() {
-			if g := ib.group; g != nil { // nap
-				g.awake.Add(-1)
-				ib.wake.wait()
-				g.awake.Add(1)
-			} else {
-				ib.wake.wait()
-			}
+			ib.group.napping() // nap (below)
+			ib.wake.wait()
+			ib.group.napped()
 		}
 		ib.sleeping.Store(false)
 		if polled {
@@ -442,6 +438,20 @@ func (ib *Inbox) WaitFor(ready func() bool) {
 // frame more (the compiler does not inline it) between a rank asleep at a
 // collective's gate and the runtime's semaphore, and that rank must sleep
 // within the smallest stack (mpi's TestVirtualRankStackAtGate).
+
+// napping takes a rank that goes to sleep out of the group's awake count;
+// napped puts it back. A nil group counts nothing.
+func (g *SpinGroup) napping() {
+	if g != nil {
+		g.awake.Add(-1)
+	}
+}
+
+func (g *SpinGroup) napped() {
+	if g != nil {
+		g.awake.Add(1)
+	}
+}
 
 // Asleep reports whether the owner is sleeping in Park (or spinning there,
 // with Spin.Counted) with nothing queued and no wake-up pending, and which
@@ -468,13 +478,9 @@ func (ib *Inbox) sleep(ready func() bool, spin bool) {
 		}
 		return
 	}
-	if g := ib.group; g != nil { // nap
-		g.awake.Add(-1)
-		ib.wake.wait()
-		g.awake.Add(1)
-	} else {
-		ib.wake.wait()
-	}
+	ib.group.napping() // nap (below)
+	ib.wake.wait()
+	ib.group.napped()
 	ib.sleeping.Store(false)
 	if polled {
 		ib.watch(false)
