@@ -97,8 +97,8 @@ type eventClock interface {
 	// rank has t_a >= t, so that it can drop the waits none can reach
 	// (vtime.Rank.ForgetBefore).
 	ForgetBefore(t float64)
-	// Forgot is the latest t ForgetBefore has been given: forgetting
-	// before an earlier one drops nothing more but the waits since.
+	// Forgot is the latest t ForgetBefore has been given
+	// (vtime.Rank.Forgot).
 	Forgot() float64
 
 	// EnterEngine and LeaveEngine bracket the engine's own work inside an

@@ -250,10 +250,11 @@ func (r *Rank) ForgetBefore(t float64) {
 	}
 }
 
-// Forgot is the latest t ForgetBefore has been given, 0 before the first:
-// forgetting before an earlier time drops nothing more but waits that
-// began since, so a caller whose bound takes work to compute may skip it
-// when the bound would be no later.
+// Forgot is the latest t ForgetBefore has been given, 0 before the first.
+// Forgetting again before a time no later can drop only what the waits
+// begun since have made unreachable, so a caller whose bound takes work to
+// compute may skip it then, keeping a few waits more (forgetting is never
+// needed for the answers, only for the history's length).
 func (r *Rank) Forgot() float64 { return r.forgot }
 
 // HistoryLen is how many waits the rank keeps for Algorithm 3's lookup.
