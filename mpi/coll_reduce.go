@@ -109,7 +109,7 @@ func (c *Comm) reduce(data, out []byte, rd *reduction, root int) error {
 	rabenOK := rd.commute && count >= pof2Below(n)
 	if a == algoAuto || a == algoRabenseifner && !rabenOK {
 		a = algoBinomial
-		if rabenOK && rd.builtin && len(data) > ReduceShortMsgSize && !c.realPairUpTo(len(data), reduceTwoRankMax) {
+		if rabenOK && rd.builtin && len(data) > ReduceShortMsgSize && !c.realPair() {
 			a = algoRabenseifner
 		}
 	}
@@ -373,7 +373,7 @@ func (c *Comm) allreduceAlgo(size int, rd *reduction) (algo, error) {
 	if a == algoAuto {
 		a = algoRecDbl
 		if rd.builtin && size > AllreduceShortMsgSize && count >= pof2Below(n) &&
-			!c.realPairUpTo(size, allreduceTwoRankMax) {
+			!(c.realPair() && size <= allreduceTwoRankMax) {
 			a = algoRabenseifner
 		}
 	}

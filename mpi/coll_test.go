@@ -615,10 +615,11 @@ func TestCollVolumes(t *testing.T) {
 
 // TestTwoRankReductionsSendLess: a real run of two ranks computes an
 // Allreduce up to allreduceTwoRankMax by recursive doubling (one message
-// each way) and a Reduce up to reduceTwoRankMax by the binomial tree (one
-// message, to the root), where MPICH's thresholds take Rabenseifner's
-// algorithms, a message more; above those sizes, and in a virtual run at
-// any size, MPICH's choice stands. Each rank counts the messages it sends.
+// each way) and a Reduce of any size by the binomial tree (one message,
+// to the root), where MPICH's thresholds take Rabenseifner's algorithms,
+// a message more; above that size for an Allreduce, and in a virtual run
+// at any size, MPICH's choice stands. Each rank counts the messages it
+// sends.
 func TestTwoRankReductionsSendLess(t *testing.T) {
 	allreduce := func(c *Comm, x []float64) error { return AllreduceInPlace(c, x, Sum) }
 	reduce := func(c *Comm, x []float64) error { return Reduce(c, x, make([]float64, len(x)), Sum, 0) }
@@ -634,9 +635,9 @@ func TestTwoRankReductionsSendLess(t *testing.T) {
 		{"Allreduce", allreduce, 2 * allreduceTwoRankMax, false, [2]int64{2, 2}},
 		{"Allreduce", allreduce, 4096, true, [2]int64{2, 2}},
 		{"Reduce", reduce, 4096, false, [2]int64{0, 1}},
-		{"Reduce", reduce, reduceTwoRankMax, false, [2]int64{0, 1}},
-		{"Reduce", reduce, 2 * reduceTwoRankMax, false, [2]int64{1, 2}},
+		{"Reduce", reduce, 1 << 20, false, [2]int64{0, 1}},
 		{"Reduce", reduce, 4096, true, [2]int64{1, 2}},
+		{"Reduce", reduce, 1 << 20, true, [2]int64{1, 2}},
 	} {
 		check := func(c *Comm) error {
 			before := c.r.stats.sent
