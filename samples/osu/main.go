@@ -244,7 +244,7 @@ func sendrecv(c *mpi.Comm, size, iters, warmup int) (float64, error) {
 	if me > 1 {
 		return 0, nil
 	}
-	in, out := filled(size, 'b'), filled(size, 'a')
+	in, out := filled(size, byte('b')), filled(size, byte('a'))
 	var t0 float64
 	for i := 0; i < warmup+iters; i++ {
 		if i == warmup {
@@ -329,16 +329,16 @@ func collective(c *mpi.Comm, test string, size, iters, warmup int, longest bool)
 	var call func() error
 	switch test {
 	case "allreduce":
-		in, res := filledFloats(n, 1), filledFloats(n, 0)
+		in, res := filled(n, 1.0), filled(n, 0.0)
 		call = func() error { return mpi.Allreduce(c, in, res, mpi.Sum) }
 	case "bcast":
-		buf := filledFloats(n, 1)
+		buf := filled(n, 1.0)
 		call = func() error { return mpi.Bcast(c, buf, 0) }
 	case "reduce":
-		in, res := filledFloats(n, 1), filledFloats(n, 0)
+		in, res := filled(n, 1.0), filled(n, 0.0)
 		call = func() error { return mpi.Reduce(c, in, res, mpi.Sum, 0) }
 	case "alltoall":
-		in, res := filledFloats(n*c.Size(), 1), filledFloats(n*c.Size(), 0)
+		in, res := filled(n*c.Size(), 1.0), filled(n*c.Size(), 0.0)
 		call = func() error { return mpi.Alltoall(c, in, res) }
 	case "barrier":
 		call = c.Barrier
@@ -379,22 +379,13 @@ func collective(c *mpi.Comm, test string, size, iters, warmup int, longest bool)
 	return sum[0] / float64(c.Size()), most[1], nil
 }
 
-// filled returns size bytes set to b, as OSU's benchmarks set their
+// filled returns n elements set to v, as OSU's benchmarks set their
 // buffers: memory a program has never written is, on Linux, the one zero
 // page mapped again and again, so copying from it reads one page that
 // stays in the cache, and a large message would measure half a copy
 // (docs/transports-shm.md, "Split copies").
-func filled(size int, b byte) []byte {
-	buf := make([]byte, size)
-	for i := range buf {
-		buf[i] = b
-	}
-	return buf
-}
-
-// filledFloats is filled for a collective's float64 buffers.
-func filledFloats(n int, v float64) []float64 {
-	buf := make([]float64, n)
+func filled[T byte | float64](n int, v T) []T {
+	buf := make([]T, n)
 	for i := range buf {
 		buf[i] = v
 	}
