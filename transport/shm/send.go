@@ -119,7 +119,7 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 	}
 	putRecHdr(b, len(b), transport.HeaderSize+first, recFrame)
 	transport.EncodeHeader(b[recHdr:], &f.Header)
-	copy(b[recHdr+transport.HeaderSize:], f.Payload[:first])
+	ringCopy(b[recHdr+transport.HeaderSize:], f.Payload[:first])
 	pr.out.publish(len(b))
 	notify(pr)
 	for off := first; off < len(f.Payload); {
@@ -131,7 +131,7 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 			return err
 		}
 		putRecHdr(b, len(b), n, recChunk)
-		copy(b[recHdr:], f.Payload[off:off+n])
+		ringCopy(b[recHdr:], f.Payload[off:off+n])
 		pr.out.publish(len(b))
 		notify(pr)
 		off += n
