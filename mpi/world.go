@@ -27,14 +27,14 @@ const DefaultEagerLimit = 64 << 10
 // DefaultRemoteEagerLimit is the eager limit for messages to ranks of other
 // processes. Between processes an eager payload is copied into and out of a
 // shared-memory ring (or a socket) on top of the engine's own copy, while
-// the rendezvous DATA is read once, straight from the sender's buffer
-// (process_vm_readv), after a REQ/ACK round trip. Measured by
-// scripts/osu-settings.sh (docs/mpi.md, "The protocol engine"): at 32 KiB
-// the eager message wins, in ping-pongs and in the collectives whose
-// pieces are that large; at 64 KiB a stream of eager messages through a
-// shared-memory ring loses to the single-copy read. Ranks reached over TCP
-// get DefaultNetEagerLimit instead.
-const DefaultRemoteEagerLimit = 32 << 10
+// the rendezvous DATA of 64 KiB and more is copied once, half by each end
+// (transport/shm's split copies), after a REQ/ACK round trip. Measured by
+// scripts/osu-settings.sh (docs/mpi.md, "The protocol engine"): at 64 KiB
+// the eager message wins, in ping-pongs, streams and the collectives whose
+// pieces are that large, since the ring's copies use REP MOVSB; at 128 KiB
+// the two are close. Ranks reached over TCP get DefaultNetEagerLimit, the
+// same size, chosen by its own measurement.
+const DefaultRemoteEagerLimit = 64 << 10
 
 // DefaultNetEagerLimit is the eager limit for messages to ranks reached
 // over TCP (other hosts, or GOMPI_TRANSPORT=tcp), as MPICH's and Open

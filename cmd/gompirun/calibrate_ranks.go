@@ -23,7 +23,7 @@ import (
 var calibrationSizes = []int64{0, 8, 64, 512, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20}
 
 // repetitions bound a ping-pong: round trips per size are budget / size,
-// within [min, max], each size after a tenth as many for warm-up, and the
+// within [min, max], each size after warmUps untimed ones, and the
 // first size after `first` round trips of 8 bytes, since a fresh process's
 // first thousands of round trips are slower (docs/gompirun.md, BENCHMARKS).
 type repetitions struct {
@@ -141,7 +141,7 @@ func pingPong(c *mpi.Comm, peer int, timing bool, reps repetitions) ([]vtime.Pin
 	for _, size := range calibrationSizes {
 		buf := make([]byte, size)
 		n := reps.of(size)
-		for i := 0; i < n/10+1; i++ {
+		for i := 0; i < warmUps(n, size); i++ {
 			if err := roundTrip(buf); err != nil {
 				return nil, err
 			}
@@ -160,6 +160,22 @@ func pingPong(c *mpi.Comm, peer int, timing bool, reps repetitions) ([]vtime.Pin
 	}
 	return out, nil
 }
+
+// warmUps is how many untimed round trips precede n timed ones of size
+// bytes: a tenth of n, and at least enough to carry warmUpBytes each way
+// (up to maxWarmUps round trips). A shared-memory ring's first lap writes
+// pages nobody has touched, which the kernel (and a VM's hypervisor) must
+// first provide: on the development VM a quick calibration's 4 KiB round
+// trips, all within a 512 KiB ring's first lap, took 25-50 us each against
+// 2.5 us once the ring had gone round. The model wants the steady state.
+func warmUps(n int, size int64) int {
+	return max(n/10+1, int(min(warmUpBytes/max(size, 1), maxWarmUps)))
+}
+
+const (
+	warmUpBytes = 1 << 20
+	maxWarmUps  = 4096
+)
 
 func median(x []float64) float64 {
 	s := slices.Clone(x)
