@@ -8,11 +8,11 @@ import "golang.org/x/sys/cpu"
 // run it as a fast string copy.
 var haveRepMovsb = cpu.X86.HasERMS
 
-// repMovsbMin is the smallest copy ringCopy hands to REP MOVSB: the size
-// from which Go's own memmove uses it where it prefers it (Intel CPUs with
-// ERMS and FSRM). Below it the string copy's start-up cost shows and no
-// gain was measured (docs/transports-shm.md, "Copies into the ring").
-const repMovsbMin = 2048
+// repMovsbMin is the smallest copy ringCopy hands to REP MOVSB. Measured
+// (docs/transports-shm.md, "Copies into the ring"): from 1 KiB the ring's
+// copy gains; at 128-512 bytes it does not, the string copy's start-up
+// cost showing.
+const repMovsbMin = 1024
 
 //go:noescape
 func repMovsb(dst, src *byte, n uintptr)

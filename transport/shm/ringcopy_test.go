@@ -14,7 +14,7 @@ func TestRingCopy(t *testing.T) {
 	for i := range src {
 		src[i] = byte(i*7 + i>>8)
 	}
-	for _, n := range []int{0, 1, 15, 2047, 2048, 2049, 4096, 8191, 65536, 69000} {
+	for _, n := range []int{0, 1, 15, 1023, 1024, 1025, 2048, 4096, 8191, 65536, 69000} {
 		for _, off := range []int{0, 1, 4, 68} {
 			for _, short := range []int{0, 1, 100} {
 				want := make([]byte, n+off+8)
