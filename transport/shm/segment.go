@@ -141,14 +141,17 @@ func createSegment(path string, nlocal int, ringSize uint64, flags segmentFlags)
 	return s, nil
 }
 
-// prefault maps b's pages now (MADV_POPULATE_WRITE, Linux 5.14 and later;
-// elsewhere it does nothing). A ring's pages are otherwise faulted in by
-// its first pass, one fault per 4 KiB of records on each side, which
-// slows a job's first messages.
-func prefault(b []byte) {
-	if len(b) > 0 {
-		unix.Madvise(b, unix.MADV_POPULATE_WRITE)
-	}
+// prefaultRing maps ring i's pages (control, cells and data) now
+// (MADV_POPULATE_WRITE, Linux 5.14 and later; elsewhere it does nothing).
+// A ring's pages are otherwise faulted in by its first lap, each page on
+// each side, which slows a job's first messages (docs/transports-shm.md,
+// "Layout"). madvise wants a page-aligned start, which a ring's block has
+// only by chance: the range starts at the page that holds the block's
+// first byte. (It once started at the ring's data, and madvise refused
+// every call.)
+func (s *segment) prefaultRing(i int) error {
+	b := s.ringBase(i)
+	return unix.Madvise(s.mem[b&^(pageSize-1):b+ringBlock(s.ringSize)], unix.MADV_POPULATE_WRITE)
 }
 
 // attachSegment maps a peer's segment. The peer creates it before the

@@ -193,7 +193,7 @@ func Open(cfg Config) (*Transport, error) {
 	for i := range t.in {
 		if i != cfg.LocalProc {
 			t.in[i] = &inRing{ringView: t.own.ring(i), from: i}
-			prefault(t.in[i].data)
+			t.own.prefaultRing(i) // best effort: an old kernel faults on first use
 		}
 	}
 	for _, ib := range cfg.Inboxes {
@@ -340,7 +340,7 @@ func (t *Transport) peer(p int) (*peer, error) {
 	pr := &peer{proc: p, seg: seg}
 	pr.out.ringView = seg.ring(t.cfg.LocalProc)
 	pr.out.room = make(chan struct{}, 1)
-	prefault(pr.out.data)
+	seg.prefaultRing(t.cfg.LocalProc) // best effort, as in Open
 	pr.out.pos = pr.out.tail.Load()
 	pr.out.seenHead = pr.out.head.Load()
 	t.peers[p].Store(pr)
