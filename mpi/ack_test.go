@@ -51,21 +51,27 @@ type framesTo struct{ got []*transport.Frame }
 func (f *framesTo) Send(fr *transport.Frame) error { f.got = append(f.got, fr); return nil }
 func (f *framesTo) Close() error                   { return nil }
 
-// TestEagerLimitFollowsTheRoute: a real send is eager up to
-// DefaultEagerLimit to a rank of the same process, DefaultRemoteEagerLimit
-// to one of another process over shared memory, and DefaultNetEagerLimit
-// to one reached over TCP; above, it is a rendezvous (a REQ).
+// TestEagerLimitFollowsTheRoute: a real send is eager up to the limit of
+// its route, DefaultEagerLimit to a rank of the same process,
+// DefaultRemoteEagerLimit to one of another process over shared memory,
+// and DefaultNetEagerLimit to one reached over TCP; above, it is a
+// rendezvous (a REQ). The defaults are all 64 KiB, so the routes are
+// checked with limits of their own.
 func TestEagerLimitFollowsTheRoute(t *testing.T) {
 	cfg, err := newConfig(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.eagerLimit != DefaultEagerLimit || cfg.eagerRemote != DefaultRemoteEagerLimit || cfg.eagerNet != DefaultNetEagerLimit {
+		t.Fatalf("default limits %d, %d, %d", cfg.eagerLimit, cfg.eagerRemote, cfg.eagerNet)
+	}
+	cfg.eagerLimit, cfg.eagerRemote, cfg.eagerNet = 3000, 2000, 1000
 	w := newWorld(4, 0, 2, cfg) // ranks 0 and 1 here; 2 over shared memory, 3 over TCP
 	w.overTCP = func(r int) bool { return r == 3 }
 	r := w.ranks[0]
 	out := &framesTo{}
 	w.out = out
-	for _, c := range []struct{ dst, limit int }{{1, DefaultEagerLimit}, {2, DefaultRemoteEagerLimit}, {3, DefaultNetEagerLimit}} {
+	for _, c := range []struct{ dst, limit int }{{1, 3000}, {2, 2000}, {3, 1000}} {
 		for _, size := range []int{c.limit, c.limit + 1} {
 			out.got = nil
 			r.startSend(new(Request), r.worldComm, make([]byte, size), c.dst, 0, 0, false)
