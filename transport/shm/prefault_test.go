@@ -33,7 +33,7 @@ func TestPrefaultRing(t *testing.T) {
 	const ring = 1 << 20
 	// In /dev/shm, where segments live: on ext4 mincore showed a fresh
 	// file's pages all in memory.
-	dir, err := os.MkdirTemp("/dev/shm", "gompi-prefault-test-")
+	dir, err := os.MkdirTemp("/dev/shm", "shmtest-prefault-")
 	if err != nil {
 		t.Skipf("no /dev/shm: %v", err)
 	}
