@@ -163,11 +163,10 @@ func pingPong(c *mpi.Comm, peer int, timing bool, reps repetitions) ([]vtime.Pin
 
 // warmUps is how many untimed round trips precede n timed ones of size
 // bytes: a tenth of n, and at least enough to carry warmUpBytes each way
-// (up to maxWarmUps round trips). A shared-memory ring's first lap writes
-// pages nobody has touched, which the kernel (and a VM's hypervisor) must
-// first provide: on the development VM a quick calibration's 4 KiB round
-// trips, all within a 512 KiB ring's first lap, took 25-50 us each against
-// 2.5 us once the ring had gone round. The model wants the steady state.
+// (up to maxWarmUps round trips). A shared-memory ring's first lap is
+// slow (docs/transports-shm.md, "Layout"), and a quick calibration's 4 KiB
+// round trips all fell within it (docs/model.md, "Ping-pongs"); the model
+// wants the steady state.
 func warmUps(n int, size int64) int {
 	return max(n/10+1, int(min(warmUpBytes/max(size, 1), maxWarmUps)))
 }

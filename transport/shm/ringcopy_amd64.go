@@ -20,10 +20,11 @@ func repMovsb(dst, src *byte, n uintptr)
 // ringCopy copies src into dst, a ring record the consumer's core read
 // last, and returns the bytes copied, as copy does. Go's memmove copies
 // with AVX stores on the x86-64 CPUs it does not trust with REP MOVSB
-// (AMD's among them), and there an eager message of 4-32 KiB took twice
-// as long into the ring as with REP MOVSB: presumably each AVX store
-// first reads the line the consumer's core holds, where the fast string
-// copy writes whole lines without reading them.
+// (AMD's among them), and there an eager message took far longer to go
+// into the ring than with REP MOVSB (docs/transports-shm.md, "Copies into
+// the ring"): presumably each AVX store first reads the line the
+// consumer's core holds, where the fast string copy writes whole lines
+// without reading them.
 func ringCopy(dst, src []byte) int {
 	n := min(len(dst), len(src))
 	if n < repMovsbMin || !haveRepMovsb {
