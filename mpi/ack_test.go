@@ -55,8 +55,8 @@ func (f *framesTo) Close() error                   { return nil }
 // its route, DefaultEagerLimit to a rank of the same process,
 // DefaultRemoteEagerLimit to one of another process over shared memory,
 // and DefaultNetEagerLimit to one reached over TCP; above, it is a
-// rendezvous (a REQ). The defaults are all 64 KiB, so the routes are
-// checked with limits of their own.
+// rendezvous (a REQ). Two of the defaults are equal (64 KiB), so the
+// routes are checked with limits of their own.
 func TestEagerLimitFollowsTheRoute(t *testing.T) {
 	cfg, err := newConfig(nil)
 	if err != nil {

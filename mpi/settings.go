@@ -54,7 +54,7 @@ var settings = []setting{
 		return err
 	}},
 	{GateRanksEnv, "64 ranks", "mpi readJobSettings", atLeast(0)},
-	{EagerLimitEnv, "65536 bytes on every route", "mpi newConfig", atLeast(0)},
+	{EagerLimitEnv, "131072 bytes between processes over shared memory, 65536 otherwise", "mpi newConfig", atLeast(0)},
 	{launch.EnvHostConcurrency, "counted by each process from its machine", "mpi setHostConcurrency", atLeast(1)},
 	{launch.EnvMachine, "none: set by gompirun -virtual", "mpi virtualFromEnv", func(v string) error {
 		_, err := vtime.ParseMachine([]byte(v))

@@ -29,12 +29,12 @@ const DefaultEagerLimit = 64 << 10
 // shared-memory ring (or a socket) on top of the engine's own copy, while
 // the rendezvous DATA of 64 KiB and more is copied once, half by each end
 // (transport/shm's split copies), after a REQ/ACK round trip. Measured by
-// scripts/osu-settings.sh (docs/mpi.md, "The protocol engine"): at 64 KiB
-// the eager message wins, in ping-pongs, streams and the collectives whose
-// pieces are that large, since the ring's copies use REP MOVSB; at 128 KiB
-// the two are close. Ranks reached over TCP get DefaultNetEagerLimit, the
-// same size, chosen by its own measurement.
-const DefaultRemoteEagerLimit = 64 << 10
+// scripts/osu-settings.sh (docs/mpi.md, "The protocol engine"): up to 128
+// KiB the eager message wins, in ping-pongs, streams and the collectives
+// whose pieces are that large, since the ring's copies use REP MOVSB; at
+// 256 KiB it no longer does. Ranks reached over TCP get
+// DefaultNetEagerLimit instead.
+const DefaultRemoteEagerLimit = 128 << 10
 
 // DefaultNetEagerLimit is the eager limit for messages to ranks reached
 // over TCP (other hosts, or GOMPI_TRANSPORT=tcp), as MPICH's and Open
