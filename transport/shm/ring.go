@@ -48,7 +48,7 @@ const (
 	// record: its header may be a cell's short one (fastbox.go).
 	recCell = recLast + 1
 
-	minRing = 1 << 10 // a quarter holds a record of a frame header and 188 payload bytes
+	minRing = 1 << 10 // a frame record carries up to a quarter of the ring in payload
 	maxRing = 1 << 30
 )
 

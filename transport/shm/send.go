@@ -94,9 +94,13 @@ func lendCopy(f *transport.Frame) {
 }
 
 // maxRecordPayload is the largest payload a frame record of pr's ring
-// carries whole (sendFrame sends larger ones in chunks).
+// carries whole (sendFrame sends larger ones in chunks): a quarter of the
+// ring, so that an eager message of mpi's default limit between processes
+// (128 KiB) fits one record of the default 512 KiB ring, where a partial
+// frame would cost the receiver an allocation and a copy; with its headers
+// the record stays within half the ring, as reserve needs.
 func maxRecordPayload(pr *peer) int {
-	return len(pr.out.data)/4 - recHdr - transport.HeaderSize
+	return len(pr.out.data) / 4
 }
 
 // sendFrame writes f with its payload: in a fastbox cell when it fits one

@@ -19,7 +19,7 @@ import (
 
 // sizes crosses every path: empty, small, the largest single record of the
 // default 512 KiB ring, one byte more (chunked), and several chunks.
-var sizes = []int{0, 1, 8, 52, 100, 4095, 4096, 32 << 10, 128<<10 - recHdr - transport.HeaderSize, 128<<10 - recHdr - transport.HeaderSize + 1, 300 << 10, 1 << 20, 3<<20 + 5}
+var sizes = []int{0, 1, 8, 52, 100, 4095, 4096, 32 << 10, 128 << 10, 128<<10 + 1, 300 << 10, 1 << 20, 3<<20 + 5}
 
 // TestOrderAndSizes sends every size, copied (eager) and borrowed
 // (rendezvous), from one process to the other and checks content, order,
