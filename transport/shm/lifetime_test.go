@@ -48,7 +48,7 @@ func TestSegmentFootprintIsLinear(t *testing.T) {
 func TestSmallestRingsCarryFrames(t *testing.T) {
 	t.Setenv(RingEnv, "1024")
 	g := openGroup(t, "tiny", 1, 1)
-	for seq, size := range []int{0, 1, 100, 188, 189, 240, 241, 1000, 70000} {
+	for seq, size := range []int{0, 1, 100, 188, 189, 240, 241, 256, 257, 512, 513, 1000, 70000} {
 		if err := g.trs[0].Send(dataFrame(0, 1, seq, pattern(seq, size))); err != nil {
 			t.Fatal(err)
 		}

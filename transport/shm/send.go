@@ -93,9 +93,9 @@ func lendCopy(f *transport.Frame) {
 	f.Release()
 }
 
-// maxRecordPayload is the largest payload a frame record of pr's ring
-// carries whole (sendFrame sends larger ones in chunks): a quarter of the
-// ring, so that an eager message of mpi's default limit between processes
+// maxRecordPayload is the largest payload one record of pr's ring carries,
+// a frame's first or a chunk (sendFrame sends a larger frame in chunks): a
+// quarter of the ring, so that an eager message of mpi's default limit between processes
 // (128 KiB) fits one record of the default 512 KiB ring, where a partial
 // frame would cost the receiver an allocation and a copy; with its headers
 // the record stays within half the ring, as reserve needs.
@@ -115,8 +115,8 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 		notify(pr)
 		return nil
 	}
-	maxBody := len(pr.out.data)/4 - recHdr
-	first := min(len(f.Payload), maxRecordPayload(pr))
+	most := maxRecordPayload(pr)
+	first := min(len(f.Payload), most)
 	b, err := t.room(pr, transport.HeaderSize+first)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 	pr.out.publish(len(b))
 	notify(pr)
 	for off := first; off < len(f.Payload); {
-		n := min(len(f.Payload)-off, maxBody)
+		n := min(len(f.Payload)-off, most)
 		b, err := t.room(pr, n)
 		if err != nil {
 			// The receiver holds a partial frame now, but the peer is gone
