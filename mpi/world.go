@@ -250,8 +250,11 @@ func newWorld(size, base, nlocal int, cfg *config) *world {
 		eagerLimit: cfg.eagerLimit, eagerRemote: cfg.eagerRemote, eagerNet: cfg.eagerNet,
 		targetEager: cfg.targetEager,
 	}
-	if cfg.clocks != nil && !cfg.messageColls {
-		w.bulk = newBulkGate(w)
+	if cfg.clocks != nil {
+		prepareVirtualHeap(nlocal) // before the ranks' state and stacks
+		if !cfg.messageColls {
+			w.bulk = newBulkGate(w)
+		}
 	}
 	group := worldGroup(size) // immutable: the ranks share it
 	w.ranks = make([]*rank, nlocal)
