@@ -3,6 +3,7 @@ package mpi
 import (
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -28,10 +29,6 @@ import (
 // growth.
 const virtualRankHeap = 4 << 10
 
-// hugePage is the transparent huge page's size on amd64 and arm64 (4 KiB
-// base pages).
-const hugePage = 2 << 20
-
 // prepareVirtualHeap readies the heap for a process hosting the given
 // number of virtual ranks (above). It does nothing where it would gain
 // nothing or cost memory: fewer ranks than two huge pages' worth, huge
@@ -40,30 +37,46 @@ const hugePage = 2 << 20
 // even untouched heap counts against the host's limit. It sets aside at
 // most a quarter of the host's memory.
 func prepareVirtualHeap(ranks int) {
+	huge := hugePageSize()
 	n := uint64(ranks) * virtualRankHeap
-	if n < 2*hugePage || !thpAdvised() || strictOvercommit() || thpDisabledByGODEBUG(os.Getenv("GODEBUG")) {
+	if unsafe.Sizeof(uintptr(0)) < 8 || huge == 0 || n < 2*huge ||
+		!thpAdvised() || strictOvercommit() || thpDisabledByGODEBUG(os.Getenv("GODEBUG")) {
 		return
 	}
 	var si unix.Sysinfo_t
 	if unix.Sysinfo(&si) == nil {
 		n = min(n, uint64(si.Totalram)*uint64(si.Unit)/4)
 	}
-	adviseHugeHeap(uintptr(n))
+	adviseHugeHeap(uintptr(n), uintptr(huge))
 	runtime.GC() // frees what adviseHugeHeap allocated
 }
 
-// adviseHugeHeap allocates n bytes (plus a huge page for alignment)
-// without touching them and advises huge pages for the huge pages within;
-// the allocation is garbage once it returns. It reports whether the
-// kernel took the advice.
+// adviseHugeHeap allocates n bytes (plus a huge page of the given size,
+// a power of two, for alignment) without touching them and advises huge
+// pages for the huge pages within; the allocation is garbage once it
+// returns. It reports whether the kernel took the advice.
 //
 //go:noinline
-func adviseHugeHeap(n uintptr) bool {
-	b := make([]byte, n+hugePage) // fresh from the kernel: not zeroed, not touched
+func adviseHugeHeap(n, huge uintptr) bool {
+	b := make([]byte, n+huge) // fresh from the kernel: not zeroed, not touched
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	beg := (p + hugePage - 1) &^ (hugePage - 1)
-	end := (p + uintptr(len(b))) &^ (hugePage - 1)
+	beg := (p + huge - 1) &^ (huge - 1)
+	end := (p + uintptr(len(b))) &^ (huge - 1)
 	return unix.Madvise(b[beg-p:end-p], unix.MADV_HUGEPAGE) == nil
+}
+
+// hugePageSize returns the size of the kernel's transparent huge pages
+// (2 MiB with 4 KiB base pages), or 0 where it cannot tell.
+func hugePageSize() uint64 {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n&(n-1) != 0 {
+		return 0
+	}
+	return n
 }
 
 // thpAdvised reports whether the kernel's transparent huge pages are in
