@@ -29,20 +29,34 @@ import (
 // growth.
 const virtualRankHeap = 4 << 10
 
+// minVirtualHeap is the least prepareVirtualHeap sets aside: in a world
+// of a few thousand ranks, the program's own buffers come in huge pages
+// too, for an amount of memory no host running it misses.
+const minVirtualHeap = 64 << 20
+
+// minVirtualHeapRanks is the fewest ranks a process hosts for
+// prepareVirtualHeap to act: fewer are stand-ins for real processes (a
+// prediction of -virtual 2 against a real run, docs/accuracy.md), whose
+// memory should be the real processes'.
+const minVirtualHeapRanks = 256
+
 // prepareVirtualHeap readies the heap for a process hosting the given
-// number of virtual ranks (above). It does nothing where it would gain
-// nothing or cost memory: fewer ranks than two huge pages' worth, huge
+// number of virtual ranks (above). It does nothing for fewer than
+// minVirtualHeapRanks, or where it would gain nothing or cost memory: huge
 // pages not in "madvise" mode (with "always" every mapping gets them, with
 // "never" none does), GODEBUG=disablethp=1, or strict overcommit, where
 // even untouched heap counts against the host's limit. It sets aside at
 // most a quarter of the host's memory.
 func prepareVirtualHeap(ranks int) {
-	huge := hugePageSize()
-	n := uint64(ranks) * virtualRankHeap
-	if unsafe.Sizeof(uintptr(0)) < 8 || huge == 0 || n < 2*huge ||
+	if ranks < minVirtualHeapRanks || unsafe.Sizeof(uintptr(0)) < 8 ||
 		!thpAdvised() || strictOvercommit() || thpDisabledByGODEBUG(os.Getenv("GODEBUG")) {
 		return
 	}
+	huge := hugePageSize()
+	if huge == 0 {
+		return
+	}
+	n := max(uint64(ranks)*virtualRankHeap, minVirtualHeap)
 	var si unix.Sysinfo_t
 	if unix.Sysinfo(&si) == nil {
 		n = min(n, uint64(si.Totalram)*uint64(si.Unit)/4)

@@ -3,6 +3,7 @@ package mpi
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,16 +15,20 @@ import (
 	"github.com/gompi/gompi/vtime"
 )
 
-// heapTestChild marks the process TestVirtualHeapHugePages runs itself in.
+// heapTestChild names the variable that marks the process
+// TestVirtualHeapHugePages runs itself in; its value is the world's size.
 const heapTestChild = "MPI_HEAP_TEST_CHILD"
 
 // TestVirtualHeapHugePages: a virtual world's ranks (their engine state
 // and their goroutines' stacks) lie in memory advised for huge pages
 // (heap_linux.go, prepareVirtualHeap), where the host's transparent huge
-// pages are in "madvise" mode. It fails with prepareVirtualHeap doing
-// nothing: the runtime advises none of its heap. It runs in a process of
-// its own, as a virtual world does: in this one, what earlier tests freed
-// is lower in the heap and takes the ranks' first objects.
+// pages are in "madvise" mode: at least 90% of them in a world of 16384
+// ranks, and none in a world of fewer than minVirtualHeapRanks, whose
+// ranks stand in for real processes. It fails with prepareVirtualHeap
+// doing nothing (the runtime advises none of its heap) and with its
+// threshold left out. Each world runs in a process of its own, as a
+// virtual world does: in this one, what earlier tests freed is lower in
+// the heap and takes the ranks' first objects.
 func TestVirtualHeapHugePages(t *testing.T) {
 	if !thpAdvised() || strictOvercommit() || thpDisabledByGODEBUG(os.Getenv("GODEBUG")) {
 		t.Skip("the host's transparent huge pages are not in madvise mode, or memory is not overcommitted")
@@ -34,19 +39,43 @@ func TestVirtualHeapHugePages(t *testing.T) {
 	if raceSlowdown > 1 {
 		t.Skip("the race detector's build has deeper stacks than prepareVirtualHeap sets aside for")
 	}
-	if os.Getenv(heapTestChild) == "" {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestVirtualHeapHugePages$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), heapTestChild+"=1")
-		out, err := cmd.CombinedOutput()
-		t.Logf("in a process of its own:\n%s", out)
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestVirtualHeapHugePages") {
-			t.Fatalf("in a process of its own: %v", err)
+	if size := os.Getenv(heapTestChild); size != "" {
+		n, err := strconv.Atoi(size)
+		if err != nil {
+			t.Fatal(err)
 		}
+		advisedRanks(t, n)
 		return
 	}
-	const n = 16384
+	for _, tc := range []struct{ n, least, most int }{
+		{16384, 16384 * 9 / 10, 16384},
+		{minVirtualHeapRanks - 1, 0, 0},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestVirtualHeapHugePages$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), heapTestChild+"="+strconv.Itoa(tc.n))
+		out, err := cmd.CombinedOutput()
+		cancel()
+		t.Logf("%d ranks, in a process of its own:\n%s", tc.n, out)
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestVirtualHeapHugePages") {
+			t.Fatalf("%d ranks, in a process of its own: %v", tc.n, err)
+		}
+		for _, what := range []string{"rank states", "stacks"} {
+			var in, n int
+			if _, err := fmt.Sscanf(lineWith(string(out), what), "%d of %d", &in, &n); err != nil {
+				t.Fatalf("%d ranks: no count of %s in the output: %v", tc.n, what, err)
+			}
+			if in < tc.least || in > tc.most {
+				t.Errorf("%d of %d ranks' %s in memory advised for huge pages, want %d to %d", in, n, what, tc.least, tc.most)
+			}
+		}
+	}
+}
+
+// advisedRanks runs a virtual world of n ranks and logs how many ranks'
+// states and stacks lie in memory advised for huge pages, as "I of N
+// ranks' WHAT ...".
+func advisedRanks(t *testing.T, n int) {
 	m, err := vtime.Preset("tianhe1a")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +96,11 @@ func TestVirtualHeapHugePages(t *testing.T) {
 		t.Fatal(err)
 	}
 	advised := hugePageAdvised(t)
-	for what, addrs := range map[string][]uintptr{"rank states": ranks, "stacks": stacks} {
+	for _, what := range []string{"rank states", "stacks"} {
+		addrs := ranks
+		if what == "stacks" {
+			addrs = stacks
+		}
 		in := 0
 		for _, a := range addrs {
 			for _, r := range advised {
@@ -78,10 +111,20 @@ func TestVirtualHeapHugePages(t *testing.T) {
 			}
 		}
 		t.Logf("%d of %d ranks' %s in memory advised for huge pages", in, n, what)
-		if in < n*9/10 {
-			t.Errorf("%d of %d ranks' %s in memory advised for huge pages, want at least 90%%", in, n, what)
+	}
+}
+
+// lineWith returns the text after the first ": " of the first line of
+// out that contains s, or "".
+func lineWith(out, s string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			if _, after, ok := strings.Cut(l, ": "); ok {
+				return after
+			}
 		}
 	}
+	return ""
 }
 
 // hugePageAdvised returns the address ranges of this process's mappings
