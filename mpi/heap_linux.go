@@ -68,15 +68,16 @@ func prepareVirtualHeap(ranks int) {
 // adviseHugeHeap allocates n bytes (plus a huge page of the given size,
 // a power of two, for alignment) without touching them and advises huge
 // pages for the huge pages within; the allocation is garbage once it
-// returns. It reports whether the kernel took the advice.
+// returns. Where the kernel refuses the advice, the heap is as it would
+// have been.
 //
 //go:noinline
-func adviseHugeHeap(n, huge uintptr) bool {
+func adviseHugeHeap(n, huge uintptr) {
 	b := make([]byte, n+huge) // fresh from the kernel: not zeroed, not touched
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	beg := (p + huge - 1) &^ (huge - 1)
 	end := (p + uintptr(len(b))) &^ (huge - 1)
-	return unix.Madvise(b[beg-p:end-p], unix.MADV_HUGEPAGE) == nil
+	_ = unix.Madvise(b[beg-p:end-p], unix.MADV_HUGEPAGE)
 }
 
 // hugePageSize returns the size of the kernel's transparent huge pages

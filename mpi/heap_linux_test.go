@@ -31,7 +31,10 @@ const heapTestChild = "MPI_HEAP_TEST_CHILD"
 // the heap and takes the ranks' first objects.
 func TestVirtualHeapHugePages(t *testing.T) {
 	if !thpAdvised() || strictOvercommit() || thpDisabledByGODEBUG(os.Getenv("GODEBUG")) {
-		t.Skip("the host's transparent huge pages are not in madvise mode, or memory is not overcommitted")
+		t.Skip("transparent huge pages not in madvise mode, strict overcommit, or GODEBUG=disablethp=1: prepareVirtualHeap does nothing here")
+	}
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
+		t.Skip("no /proc/self/smaps to read the mappings' advice from:", err)
 	}
 	if testing.Short() {
 		t.Skip("builds a world of 16384 ranks")
@@ -96,13 +99,12 @@ func advisedRanks(t *testing.T, n int) {
 		t.Fatal(err)
 	}
 	advised := hugePageAdvised(t)
-	for _, what := range []string{"rank states", "stacks"} {
-		addrs := ranks
-		if what == "stacks" {
-			addrs = stacks
-		}
+	for _, set := range []struct {
+		what  string
+		addrs []uintptr
+	}{{"rank states", ranks}, {"stacks", stacks}} {
 		in := 0
-		for _, a := range addrs {
+		for _, a := range set.addrs {
 			for _, r := range advised {
 				if a >= r[0] && a < r[1] {
 					in++
@@ -110,7 +112,7 @@ func advisedRanks(t *testing.T, n int) {
 				}
 			}
 		}
-		t.Logf("%d of %d ranks' %s in memory advised for huge pages", in, n, what)
+		t.Logf("%d of %d ranks' %s in memory advised for huge pages", in, n, set.what)
 	}
 }
 
@@ -133,7 +135,7 @@ func hugePageAdvised(t *testing.T) [][2]uintptr {
 	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var out [][2]uintptr
