@@ -14,10 +14,11 @@ var segment atomic.Pointer[shm.Transport]
 
 // CloseShm removes this process's shared-memory segment, if it has one:
 // for a process about to end with os.Exit, past which deferred closes do
-// not run. A job that ends normally closes it with Part.Close.
+// not run, while its ranks may still run (shm.Transport.Abandon). A job
+// that ends normally closes it with Part.Close.
 func CloseShm() {
 	if sh := segment.Load(); sh != nil {
-		sh.Close()
+		sh.Abandon()
 	}
 }
 

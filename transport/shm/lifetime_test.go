@@ -4,9 +4,13 @@ package shm
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -236,7 +240,7 @@ func TestAliveFollowsTheOwner(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer s.unmap()
+		defer s.close()
 		owner := exec.Command(sleep, "60")
 		if err := owner.Start(); err != nil {
 			t.Fatal(err)
@@ -251,7 +255,7 @@ func TestAliveFollowsTheOwner(t *testing.T) {
 		s.u32(offPid).Store(uint32(owner.Process.Pid))
 		if pidfd {
 			s.watchOwner()
-			if s.ownerFd < 0 {
+			if s.owner == nil {
 				t.Log("this kernel gives no pidfd: only /proc is checked")
 				continue
 			}
@@ -275,5 +279,147 @@ func TestAliveFollowsTheOwner(t *testing.T) {
 				t.Error("an owner that exited is alive again once its pid names a live process")
 			}
 		}
+	}
+}
+
+// TestCloseUnderTraffic closes both processes of a group while each
+// process's ranks send to the other's in every way a message travels
+// (fastbox cells, ring records, chunked frames) and poll their inboxes.
+// Close retires the mappings under them (segment.retire): every call
+// must return, without a fault, and report nothing but the close.
+// Unmapping instead faults this test at once.
+func TestCloseUnderTraffic(t *testing.T) {
+	t.Setenv(RingEnv, "65536") // chunked frames from 16 KiB up
+	for round := range 20 {
+		g := openGroup(t, fmt.Sprintf("closebusy%d", round), 2, 2)
+		g.peerOf(t, 0, 1) // attached before either closes
+		g.peerOf(t, 1, 0)
+		var wg sync.WaitGroup
+		var stop atomic.Bool
+		errs := make(chan error, 8)
+		for p := range 2 {
+			for i := range 2 {
+				src, dst := g.base[p]+i, g.base[1-p]+i
+				wg.Add(2)
+				go func() { // a rank sending until its transport closes
+					defer wg.Done()
+					sizes := []int{8, 200, 3000, 40000}
+					for n := 0; ; n++ {
+						err := g.trs[p].Send(dataFrame(src, dst, n, pattern(n, sizes[n%len(sizes)])))
+						if err != nil {
+							if err != errClosed && err != errPeerGone {
+								errs <- err
+							}
+							return
+						}
+					}
+				}()
+				go func() { // and polling its inbox until the test ends
+					defer wg.Done()
+					ib := g.inbox(src)
+					for !stop.Load() {
+						if f := ib.NextNow(); f != nil {
+							f.Free()
+						}
+					}
+				}()
+			}
+		}
+		time.Sleep(time.Duration(round%5) * time.Millisecond)
+		closed := make(chan struct{})
+		go func() {
+			g.trs[round%2].Close()
+			g.trs[1-round%2].Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(30 * time.Second):
+			t.Fatal("Close under traffic did not return in 30 s")
+		}
+		stop.Store(true)
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("sends or polls did not end in 30 s after Close")
+		}
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: a send racing Close: %v", round, err)
+		}
+		for p, tr := range g.trs {
+			if err := tr.Err(); err != nil {
+				t.Errorf("round %d: process %d reports %v after closing", round, p, err)
+			}
+		}
+	}
+}
+
+// TestCloseRetiresAbandonKeeps: Close leaves zero pages where the segment
+// was mapped (a late access reads zeros, and faults nothing); Abandon
+// leaves the mapping as it was, for ranks that run until the process
+// exits, but removes the files and stops the transport.
+func TestCloseRetiresAbandonKeeps(t *testing.T) {
+	g := openGroup(t, "retire", 1, 1)
+	closed, abandoned := g.trs[0], g.trs[1]
+	pr := g.peerOf(t, 0, 1)
+	own, peerSeg := closed.own, pr.seg
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*segment{"own": own, "peer": peerSeg} {
+		if m := s.u64(offMagic).Load(); m != 0 {
+			t.Errorf("%s segment after Close: magic %#x, want the zero page's 0", name, m)
+		}
+		s.u32(offSleepers).Add(1) // a late writer: no fault
+	}
+	abandoned.Abandon()
+	if m := abandoned.own.u64(offMagic).Load(); m != magic {
+		t.Errorf("segment after Abandon: magic %#x, want %#x (still mapped)", m, magic)
+	}
+	if _, err := os.Stat(abandoned.own.path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Abandon left the segment file: %v", err)
+	}
+	if err := abandoned.Send(dataFrame(1, 0, 0, nil)); err != errClosed {
+		t.Errorf("send after Abandon: %v, want %v", err, errClosed)
+	}
+	if abandoned.Poll(g.inbox(1)) {
+		t.Error("a poll after Abandon delivered")
+	}
+}
+
+// TestSharedFdAfterClose: a write through a closed sharedFd goes nowhere,
+// even when the kernel has given its number to another pipe.
+func TestSharedFdAfterClose(t *testing.T) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	s := newSharedFd(p[1], "pipe")
+	s.close()
+	var q [2]int
+	if err := unix.Pipe2(q[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(q[0])
+	defer unix.Close(q[1])
+	if q[0] != p[1] && q[1] != p[1] {
+		t.Skipf("the kernel did not reuse descriptor %d (got %v)", p[1], q)
+	}
+	s.write([]byte{1})
+	var buf [1]byte
+	for _, fd := range q {
+		if n, _ := unix.Read(fd, buf[:]); n > 0 {
+			t.Fatalf("a write through the closed sharedFd reached descriptor %d", fd)
+		}
+	}
+	if n, _ := unix.Read(p[0], buf[:]); n > 0 {
+		t.Fatal("a write after close reached the closed pipe")
+	}
+	if _, ok := s.readable(); ok {
+		t.Error("a closed sharedFd says whether it is readable")
 	}
 }

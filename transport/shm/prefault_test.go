@@ -42,7 +42,7 @@ func TestPrefaultRing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.unmap()
+	defer s.close()
 	i := 1
 	b := s.ringBase(i)
 	if b%pageSize == 0 {

@@ -34,8 +34,6 @@ func (t *Transport) Poll(ib *transport.Inbox) bool {
 // lock may have looked before the record a sender just woke us for was
 // published, and nobody else may look again.
 func (t *Transport) drain(mine *transport.Inbox, wait bool) (got bool) {
-	t.life.RLock()
-	defer t.life.RUnlock()
 	if t.closing.Load() {
 		return false
 	}
@@ -403,9 +401,7 @@ func (t *Transport) Completions() (owed, handled int64) {
 // complete tells a peer that the receiver is done with its buffer.
 func (t *Transport) complete(pr *peer, tok uint64) {
 	t.donesOwed.Add(1) // before the peer can handle it
-	t.life.RLock()
 	if !t.closing.Load() {
 		t.queueCtrl(pr, recDone, tok)
 	}
-	t.life.RUnlock()
 }

@@ -88,6 +88,10 @@ type outRing struct {
 	seenHead uint64 // the consumer's head when last read: avoids touching its cache line
 	cellNext uint64 // fastbox cells filled
 	cellSeen uint64 // the consumer's cell head when last read
+	// cut is why a frame's chunks stopped before its end (sendFrame): no
+	// frame may follow in this ring, where the consumer would take it
+	// for a protocol fault.
+	cut error
 	// A goroutine of this process waits for room (awaitRoom): the waiter
 	// goroutine tells it on room when the consumer says it freed some.
 	waiting atomic.Bool

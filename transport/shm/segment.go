@@ -64,12 +64,12 @@ type segment struct {
 	path     string
 	nlocal   int
 	ringSize uint64
-	// wakeFd is the write end of the owner's wake-up pipe (wake.go), -1
-	// where there is none (a segment a test made alone) or once closed.
-	wakeFd int
-	// ownerFd is a pidfd of a peer segment's owner (watchOwner), -1 where
-	// there is none (see watchOwner), for an own segment, or once closed.
-	ownerFd int
+	// wakePipe is the write end of the owner's wake-up pipe (wake.go),
+	// nil where there is none (a segment a test made alone).
+	wakePipe *sharedFd
+	// owner is a pidfd of a peer segment's owner (watchOwner), nil where
+	// there is none (see watchOwner) and for an own segment.
+	owner *sharedFd
 }
 
 func (s *segment) u32(off int) *atomic.Uint32 {
@@ -124,7 +124,7 @@ func createSegment(path string, nlocal int, ringSize uint64, flags segmentFlags)
 		os.Remove(path)
 		return nil, fmt.Errorf("shm: mapping segment %s: %w", path, err)
 	}
-	s := &segment{mem: mem, path: path, nlocal: nlocal, ringSize: ringSize, wakeFd: -1, ownerFd: -1}
+	s := &segment{mem: mem, path: path, nlocal: nlocal, ringSize: ringSize}
 	s.u32(offNLocal).Store(uint32(nlocal))
 	s.u32(offPid).Store(uint32(os.Getpid()))
 	s.u64(offRingSize).Store(ringSize)
@@ -190,7 +190,7 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shm: mapping peer segment %s: %w", path, err)
 	}
-	s := &segment{mem: mem, path: path, wakeFd: -1, ownerFd: -1}
+	s := &segment{mem: mem, path: path}
 	if s.u64(offMagic).Load() != magic {
 		unix.Munmap(mem)
 		return nil, fmt.Errorf("%w: %s has no header yet", errNotReady, path)
@@ -213,9 +213,9 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 		// then reported as itself, by gompirun, instead of as this
 		// process's failure to join; sends to it end on its closed flag
 		// or its death.
-		s.wakeFd, err = openWakePipe(wakePath(path))
+		s.wakePipe, err = openWakePipe(wakePath(path))
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENXIO) {
-			s.wakeFd, err = -1, nil
+			s.wakePipe, err = nil, nil
 		}
 	}
 	if err != nil {
@@ -226,21 +226,34 @@ func tryAttach(path string, nlocal int) (*segment, error) {
 	return s, nil
 }
 
-// unmap unmaps the segment and closes the write end of its owner's
-// wake-up pipe and its pidfd.
-func (s *segment) unmap() {
-	if s.mem != nil {
-		unix.Munmap(s.mem)
-		s.mem = nil
+// close ends this process's use of the segment: its mapping gives way to
+// private zero pages (retire), and the write end of its owner's wake-up
+// pipe and its pidfd close once no call uses them. Calls still under way
+// may go on reading and writing it without harm.
+func (s *segment) close() {
+	s.retire()
+	s.wakePipe.close()
+	s.owner.close()
+}
+
+// retire replaces the segment's shared mapping, in one mmap call, with
+// private zero pages at the same addresses. Close may come while a
+// goroutine is between its check of the transport's closing flag and its
+// last access to a ring (a sender waiting for room, a poll): that access
+// now reads zeros and writes pages of this process's own, where unmapping
+// would fault the process, and where a lock that every send and poll took
+// to hold Close off cost a quarter of their time (docs/transports-shm.md,
+// "Closing"). The shared pages go with their last mapping; the address
+// range stays reserved while the process lives, and its zero pages take
+// memory only where such a late access writes.
+func (s *segment) retire() {
+	if len(s.mem) == 0 {
+		return
 	}
-	if s.wakeFd >= 0 {
-		unix.Close(s.wakeFd)
-		s.wakeFd = -1
-	}
-	if s.ownerFd >= 0 {
-		unix.Close(s.ownerFd)
-		s.ownerFd = -1
-	}
+	// An error is not expected (the range is this process's own
+	// mapping); the shared mapping would then stay until the process ends.
+	unix.MmapPtr(-1, 0, unsafe.Pointer(&s.mem[0]), uintptr(len(s.mem)),
+		unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED|unix.MAP_NORESERVE)
 }
 
 // watchOwner opens a pidfd of the process the header names, which alive
@@ -250,9 +263,9 @@ func (s *segment) unmap() {
 // one, and on hosts of more than maxPeerFdProcs processes, alive reads
 // /proc.
 func (s *segment) watchOwner() {
-	if pid := int(s.u32(offPid).Load()); pid > 0 && s.ownerFd < 0 && s.nlocal <= maxPeerFdProcs {
+	if pid := int(s.u32(offPid).Load()); pid > 0 && s.owner == nil && s.nlocal <= maxPeerFdProcs {
 		if fd, err := unix.PidfdOpen(pid, 0); err == nil { // close-on-exec
-			s.ownerFd = fd
+			s.owner = newSharedFd(fd, "pidfd")
 		}
 	}
 }
@@ -263,19 +276,9 @@ func (s *segment) alive() bool {
 	if s.u32(offClosed).Load() != 0 {
 		return false
 	}
-	if s.ownerFd >= 0 {
-		// A pidfd is readable once its process has exited, reaped or not.
-		fds := [1]unix.PollFd{{Fd: int32(s.ownerFd), Events: unix.POLLIN}}
-		for {
-			n, err := unix.Poll(fds[:], 0)
-			if err == unix.EINTR {
-				continue
-			}
-			if err == nil {
-				return n == 0
-			}
-			break // not expected; /proc answers
-		}
+	// A pidfd is readable once its process has exited, reaped or not.
+	if readable, ok := s.owner.readable(); ok {
+		return !readable
 	}
 	pid := int(s.u32(offPid).Load())
 	if unix.Kill(pid, 0) == unix.ESRCH {

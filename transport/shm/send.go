@@ -33,8 +33,6 @@ func (t *Transport) Send(f *transport.Frame) error {
 		ib.Deliver(f)
 		return nil
 	}
-	t.life.RLock()
-	defer t.life.RUnlock()
 	if t.closing.Load() {
 		return errClosed
 	}
@@ -108,6 +106,9 @@ func maxRecordPayload(pr *peer) int {
 // quarter of the ring, else as a frame record and chunk records. The
 // caller holds pr.out.mu.
 func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
+	if pr.out.cut != nil {
+		return pr.out.cut
+	}
 	if pr.nctrl.Load() > 0 {
 		t.flushCtrlLocked(pr)
 	}
@@ -132,6 +133,7 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 		if err != nil {
 			// The receiver holds a partial frame now, but the peer is gone
 			// or we are closing: nobody will read on.
+			pr.out.cut = err
 			return err
 		}
 		putRecHdr(b, len(b), n, recChunk)
@@ -178,6 +180,9 @@ func (t *Transport) sendDescriptor(pr *peer, typ byte, h *transport.Header, word
 	n := transport.HeaderSize + 8*len(words)
 	pr.out.mu.Lock()
 	defer pr.out.mu.Unlock()
+	if pr.out.cut != nil {
+		return pr.out.cut
+	}
 	if pr.nctrl.Load() > 0 {
 		t.flushCtrlLocked(pr)
 	}
@@ -387,7 +392,6 @@ func (t *Transport) startFlusher(pr *peer) {
 	}
 	go func() {
 		for {
-			t.life.RLock()
 			if !t.closing.Load() {
 				pr.out.mu.Lock()
 				var w stallWait
@@ -398,7 +402,6 @@ func (t *Transport) startFlusher(pr *peer) {
 				}
 				pr.out.mu.Unlock()
 			}
-			t.life.RUnlock()
 			pr.flusher.Store(false)
 			// A record queued while we were finishing would be stranded.
 			if pr.nctrl.Load() == 0 || t.closing.Load() || !pr.flusher.CompareAndSwap(false, true) {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/transport"
-	"golang.org/x/sys/unix"
 )
 
 // RingEnv names the environment variable that sets the bytes per ring of the
@@ -72,10 +71,12 @@ type Transport struct {
 	// segment's sleepers count stays raised instead of counting (wake.go).
 	pinned bool
 
-	// life is held shared by every operation that touches a mapping and
-	// exclusively by Close, which unmaps.
-	life     sync.RWMutex
-	closing  atomic.Bool
+	// closing is set first thing by Close, which then retires the
+	// mappings (segment.retire): operations check it before they touch
+	// one and, where what they touched must be real, after.
+	closing atomic.Bool
+	// attachMu serializes peer attachments, and Close with them: no
+	// segment is mapped after Close retired the others.
 	attachMu sync.Mutex
 
 	pendMu  sync.Mutex
@@ -174,9 +175,9 @@ func Open(cfg Config) (*Transport, error) {
 	t.pinned = len(cfg.Inboxes) > runtime.GOMAXPROCS(0)
 	path := t.segmentPath(cfg.LocalProc)
 	// The pipe first: a peer that finds the segment's header opens it.
-	wakeFd := -1
+	var wakeOut *sharedFd
 	if mayWaitOnPipe(t.spinFor, t.pinned, nlocal) {
-		if t.wakeIn, wakeFd, err = createWakePipe(wakePath(path)); err != nil {
+		if t.wakeIn, wakeOut, err = createWakePipe(wakePath(path)); err != nil {
 			return nil, err
 		}
 	}
@@ -184,12 +185,12 @@ func Open(cfg Config) (*Transport, error) {
 	if err != nil {
 		if t.wakeIn != nil {
 			t.wakeIn.Close()
-			unix.Close(wakeFd)
+			wakeOut.close()
 			os.Remove(wakePath(path))
 		}
 		return nil, err
 	}
-	t.own.wakeFd = wakeFd
+	t.own.wakePipe = wakeOut
 	for i := range t.in {
 		if i != cfg.LocalProc {
 			t.in[i] = &inRing{ringView: t.own.ring(i), from: i}
@@ -295,8 +296,13 @@ func (t *Transport) fail(r *inRing, err error) {
 	t.keepErr(err)
 }
 
-// keepErr records err as the transport's fault unless one is recorded.
+// keepErr records err as the transport's fault unless one is recorded or
+// the transport is closing: what a ring seems to hold then may be the zero
+// pages Close left (segment.retire).
 func (t *Transport) keepErr(err error) {
+	if t.closing.Load() {
+		return
+	}
 	t.errMu.Lock()
 	if t.err == nil {
 		t.err = err
@@ -322,8 +328,7 @@ func (t *Transport) inboxOf(d int32) (*transport.Inbox, error) {
 	return t.cfg.Inboxes[i], nil
 }
 
-// peer returns the attached peer p, attaching on first use. Callers hold
-// t.life shared.
+// peer returns the attached peer p, attaching on first use.
 func (t *Transport) peer(p int) (*peer, error) {
 	if pr := t.peers[p].Load(); pr != nil {
 		return pr, nil
@@ -332,6 +337,9 @@ func (t *Transport) peer(p int) (*peer, error) {
 	defer t.attachMu.Unlock()
 	if pr := t.peers[p].Load(); pr != nil {
 		return pr, nil
+	}
+	if t.closing.Load() {
+		return nil, errClosed
 	}
 	seg, err := attachSegment(t.segmentPath(p), len(t.cfg.Procs))
 	if err != nil {
@@ -358,8 +366,6 @@ func (t *Transport) Join(opened []bool) error {
 	if len(opened) != len(t.cfg.Procs) {
 		return fmt.Errorf("shm: Join with %d processes, want %d", len(opened), len(t.cfg.Procs))
 	}
-	t.life.RLock()
-	defer t.life.RUnlock()
 	if t.closing.Load() {
 		return errClosed
 	}
@@ -395,8 +401,13 @@ func (t *Transport) Join(opened []bool) error {
 	return first
 }
 
-// Close stops the waiter, unmaps every segment and removes this process's
-// segment file. Senders blocked on a full ring return an error.
+// Close stops the waiter, retires every mapping (segment.retire) and
+// removes this process's segment files. Senders blocked on a full ring
+// return an error. Operations that began before Close and are still under
+// way finish against zero pages, which fault nothing but carry nothing: a
+// message sent then may be lost, a receive completed then may hold zeros.
+// A process whose ranks may still run when it ends (a failed job) calls
+// Abandon instead.
 func (t *Transport) Close() error {
 	if !t.closing.CompareAndSwap(false, true) {
 		return nil
@@ -404,14 +415,31 @@ func (t *Transport) Close() error {
 	t.own.u32(offClosed).Store(1)
 	wake(t.own)
 	<-t.waiterDone
-	t.life.Lock()
-	defer t.life.Unlock()
+	t.attachMu.Lock()
 	for i := range t.peers {
 		if pr := t.peers[i].Load(); pr != nil {
-			pr.seg.unmap()
+			pr.seg.close()
 		}
 	}
-	t.own.unmap()
+	t.attachMu.Unlock()
+	t.own.close()
+	return t.removeFiles()
+}
+
+// Abandon is Close for a process about to exit while its ranks may still
+// run: it stops every operation from touching the rings (they return
+// errClosed or find nothing), tells the peers' senders to stop waiting for
+// room, and removes this process's segment files, but leaves the mappings
+// to the exit, so that nothing under way reads zeros.
+func (t *Transport) Abandon() {
+	if !t.closing.CompareAndSwap(false, true) {
+		return
+	}
+	t.own.u32(offClosed).Store(1)
+	t.removeFiles()
+}
+
+func (t *Transport) removeFiles() error {
 	if t.wakeIn != nil {
 		t.wakeIn.Close()
 		os.Remove(wakePath(t.own.path))

@@ -508,7 +508,7 @@ func TestNotifyWakesOnlyAParkedWaiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.unmap()
+	defer s.close()
 	pr := &peer{seg: s}
 	for _, c := range []struct {
 		sleepers, parked uint32
@@ -526,7 +526,7 @@ func TestNotifyWakesOnlyAParkedWaiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pinned.unmap()
+	defer pinned.close()
 	if n := pinned.u32(offSleepers).Load(); n != 1 {
 		t.Errorf("a pinned segment starts with %d sleepers, want 1", n)
 	}
@@ -542,7 +542,7 @@ func TestFullRingWakesOnlyAStalledConsumer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.unmap()
+	defer s.close()
 	tr := &Transport{spinFor: time.Hour} // it keeps yielding: no awaitRoom
 	pr := &peer{seg: s}
 	seq := s.u32(offSeq)

@@ -96,35 +96,35 @@ func wakePath(segPath string) string {
 
 // createWakePipe makes the named pipe at path and opens its two ends: the
 // read end for the waiter, in the network poller, and a write end.
-func createWakePipe(path string) (*os.File, int, error) {
+func createWakePipe(path string) (*os.File, *sharedFd, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, -1, fmt.Errorf("shm: removing stale wake-up pipe: %w", err)
+		return nil, nil, fmt.Errorf("shm: removing stale wake-up pipe: %w", err)
 	}
 	if err := unix.Mkfifo(path, 0o600); err != nil {
-		return nil, -1, fmt.Errorf("shm: creating wake-up pipe %s: %w", path, err)
+		return nil, nil, fmt.Errorf("shm: creating wake-up pipe %s: %w", path, err)
 	}
 	rfd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		os.Remove(path)
-		return nil, -1, fmt.Errorf("shm: opening wake-up pipe %s: %w", path, err)
+		return nil, nil, fmt.Errorf("shm: opening wake-up pipe %s: %w", path, err)
 	}
-	wfd, err := openWakePipe(path)
+	w, err := openWakePipe(path)
 	if err != nil {
 		unix.Close(rfd)
 		os.Remove(path)
-		return nil, -1, err
+		return nil, nil, err
 	}
-	return os.NewFile(uintptr(rfd), path), wfd, nil
+	return os.NewFile(uintptr(rfd), path), w, nil
 }
 
 // openWakePipe opens the write end of the wake-up pipe at path, which its
 // owner holds open for reading.
-func openWakePipe(path string) (int, error) {
+func openWakePipe(path string) (*sharedFd, error) {
 	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return -1, fmt.Errorf("shm: opening wake-up pipe %s: %w", path, err)
+		return nil, fmt.Errorf("shm: opening wake-up pipe %s: %w", path, err)
 	}
-	return fd, nil
+	return newSharedFd(fd, path), nil
 }
 
 // The parked word's values.
@@ -149,8 +149,8 @@ func futex(word *atomic.Uint32, op, val uintptr) {
 func wake(s *segment) {
 	w := s.u32(offSeq)
 	w.Add(1)
-	if s.u32(offParked).Load() == parkedPipe && s.wakeFd >= 0 {
-		unix.Write(s.wakeFd, wakeByte[:])
+	if s.u32(offParked).Load() == parkedPipe && s.wakePipe != nil {
+		s.wakePipe.write(wakeByte[:])
 		return
 	}
 	futex(w, futexWake, 1)
@@ -185,17 +185,14 @@ func (t *Transport) Sleeping(ib *transport.Inbox, asleep bool) {
 	if asleep && t.spinFor > 0 && ib.Spins() {
 		t.spinPoll(ib)
 	}
-	t.life.RLock()
 	if t.closing.Load() {
-		t.life.RUnlock()
-		return // the segment may be unmapped; nobody will wake anyone
+		return // nobody will wake anyone
 	}
 	if asleep {
 		t.own.u32(offSleepers).Add(1)
 	} else {
 		t.own.u32(offSleepers).Add(^uint32(0))
 	}
-	t.life.RUnlock()
 	if asleep {
 		// The inbox's final check polls too, but skips rings another
 		// goroutine holds; this poll waits for them.
