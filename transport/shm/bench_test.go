@@ -91,7 +91,7 @@ func BenchmarkPingPong(b *testing.B) {
 }
 
 // BenchmarkSendReceiveOneGoroutine is the CPU cost of the small-message
-// path alone, 8 bytes (a fastbox cell) and 512 (a ring record, and a
+// path alone, 4 to 24 bytes (a fastbox cell) and 512 (a ring record, and a
 // payload buffer beside the frame): one goroutine sends a frame from one
 // transport to another of the same test process and receives it (Poll,
 // the inbox, ReadPayload, Free),
@@ -105,7 +105,7 @@ func BenchmarkPingPong(b *testing.B) {
 //
 //	go test -run '^$' -bench SendReceiveOneGoroutine ./transport/shm
 func BenchmarkSendReceiveOneGoroutine(b *testing.B) {
-	for _, n := range []int{8, 512} {
+	for _, n := range []int{4, 8, 16, 24, 512} {
 		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) { benchSendReceiveOneGoroutine(b, n, false) })
 		b.Run(fmt.Sprintf("%dB-direct", n), func(b *testing.B) { benchSendReceiveOneGoroutine(b, n, true) })
 	}
