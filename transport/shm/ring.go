@@ -163,7 +163,7 @@ type inRing struct {
 }
 
 func (r *inRing) tryLock() bool { return r.busy.CompareAndSwap(false, true) }
-func (r *inRing) unlock()       { r.busy.Store(false) }
+func (r *inRing) unlock()       { releaseBool(&r.busy, false) }
 
 // next returns the type and body of the next record, or ok=false when the
 // ring is empty. It never trusts the bytes: a record that does not fit what
@@ -204,8 +204,12 @@ func (r *inRing) next() (typ byte, body []byte, recLen int, cells uint32, ok boo
 // did and reports whether it freed room in the ring.
 func (r *inRing) publish() (freed bool) {
 	if r.cellPos != r.cellsShown {
+		// Release order is enough: no producer waits for cells (putCell
+		// falls back to the ring). The head below is read by one that
+		// waits for room, after it raised its flag, which showTaken
+		// reads after this store: that one stays a full fence.
 		r.cellsShown = r.cellPos
-		r.cells.head.Store(r.cellPos)
+		releaseUint64(r.cells.head, r.cellPos)
 	}
 	if r.pos == r.headShown {
 		return false
