@@ -22,11 +22,7 @@ type sharedFd struct {
 // newSharedFd takes over fd.
 func newSharedFd(fd int, name string) *sharedFd {
 	f := os.NewFile(uintptr(fd), name)
-	rc, err := f.SyscallConn()
-	if err != nil { // not for a file os.NewFile just made
-		f.Close()
-		return nil
-	}
+	rc, _ := f.SyscallConn() // fails only for a nil file
 	return &sharedFd{f: f, rc: rc}
 }
 

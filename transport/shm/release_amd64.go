@@ -9,8 +9,8 @@ import (
 
 // Release stores. Go's atomic stores are sequentially consistent, which on
 // x86-64 is an XCHG: a locked instruction that also waits for every store
-// before it to leave the store buffer, about 20 cycles in a message path
-// of a few hundred. A store that only publishes what was written before it
+// before it to leave the store buffer (docs/transports-shm.md, "Figures",
+// has what two of them cost a message). A store that only publishes what was written before it
 // (a lock's release, a consumer's position) needs release order alone,
 // which every x86-64 store has: stores are seen in program order, and
 // after the loads before them. A plain MOV in assembly is one, and the

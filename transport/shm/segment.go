@@ -242,7 +242,7 @@ func (s *segment) close() {
 // last access to a ring (a sender waiting for room, a poll): that access
 // now reads zeros and writes pages of this process's own, where unmapping
 // would fault the process, and where a lock that every send and poll took
-// to hold Close off cost a quarter of their time (docs/transports-shm.md,
+// to hold Close off was a large part of their cost (docs/transports-shm.md,
 // "Closing"). The shared pages go with their last mapping; the address
 // range stays reserved while the process lives, and its zero pages take
 // memory only where such a late access writes.

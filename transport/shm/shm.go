@@ -73,7 +73,7 @@ type Transport struct {
 
 	// closing is set first thing by Close, which then retires the
 	// mappings (segment.retire): operations check it before they touch
-	// one and, where what they touched must be real, after.
+	// one, and errors found once it is set are dropped (keepErr).
 	closing atomic.Bool
 	// attachMu serializes peer attachments, and Close with them: no
 	// segment is mapped after Close retired the others.
@@ -427,10 +427,10 @@ func (t *Transport) Close() error {
 }
 
 // Abandon is Close for a process about to exit while its ranks may still
-// run: it stops every operation from touching the rings (they return
-// errClosed or find nothing), tells the peers' senders to stop waiting for
-// room, and removes this process's segment files, but leaves the mappings
-// to the exit, so that nothing under way reads zeros.
+// run: operations from then on return errClosed or find nothing, the
+// peers' senders stop waiting for room, and this process's segment files
+// are removed, but the mappings are left to the exit, so that nothing
+// under way reads zeros.
 func (t *Transport) Abandon() {
 	if !t.closing.CompareAndSwap(false, true) {
 		return
