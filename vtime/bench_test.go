@@ -37,3 +37,38 @@ func BenchmarkRankEvents(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBurstParts is what one measured burst (threadMeter Begin and
+// End) is made of: a reading of the thread's CPU clock (two a burst), the
+// thread's id (one a burst, for Running), and a Begin and End with nothing
+// between them, whose measured length (the metric measured-ns/op) is what
+// the measurement itself adds to a rank's computation. On a host whose
+// system calls are slow these dominate a virtual run's cost per MPI call
+// (docs/model.md, "Cost").
+//
+//	go test -run '^$' -bench BurstParts ./vtime
+func BenchmarkBurstParts(b *testing.B) {
+	cpu, err := NewThreadCPU(0)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Run("clock", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			threadNow()
+		}
+	})
+	b.Run("threadid", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			threadID()
+		}
+	})
+	b.Run("empty-burst", func(b *testing.B) {
+		m := cpu.Meter()
+		measured := 0.0
+		for i := 0; i < b.N; i++ {
+			m.Begin()
+			measured += m.End()
+		}
+		b.ReportMetric(measured/float64(b.N)*1e9, "measured-ns/op")
+	})
+}

@@ -67,8 +67,11 @@ func (m *threadMeter) Begin() {
 	m.gate.slots <- struct{}{}
 	runtime.LockOSThread()
 	m.held = true
+	// The thread's id before t1: its system call is the measurement's,
+	// not the rank's computation (BenchmarkBurstParts).
+	tid := threadID()
 	m.t1, _ = threadNow()
-	m.tid.Store(int32(threadID()))
+	m.tid.Store(int32(tid))
 	m.shared1.Store(int64(m.t1))
 }
 
