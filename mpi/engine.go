@@ -138,7 +138,11 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 		r.clock.Begin(actDS)
 		f.Kind = transport.Data
 		if len(buf) > 0 {
-			f.CopyPayload(buf)
+			if r.w.copier != nil && r.w.copier.CopiesOnSend(dst) {
+				f.Payload = buf // copied out before sendFrame returns
+			} else {
+				f.CopyPayload(buf)
+			}
 		}
 		r.clock.Stamp(&f.Header)
 		q.err = r.sendFrame(f)

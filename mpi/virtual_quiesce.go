@@ -69,6 +69,12 @@ func (c *countingRoute) Send(f *transport.Frame) error {
 
 func (c *countingRoute) Close() error { return c.tr.Close() }
 
+// CopiesOnSend implements transport.SendCopier: as the route it counts for.
+func (c *countingRoute) CopiesOnSend(dst int) bool {
+	sc, ok := c.tr.(transport.SendCopier)
+	return ok && sc.CopiesOnSend(dst)
+}
+
 // countRoutes wraps every route of t other than local.
 func countRoutes(w *world, t *transport.Table, local transport.Transport) {
 	wrapped := map[transport.Transport]transport.Transport{}

@@ -110,7 +110,10 @@ type world struct {
 	base    int     // world rank of ranks[0]
 	ranks   []*rank // hosted ranks
 	out     transport.Transport
-	local   bool // every rank of the job is in this process (deadlock detection is sound)
+	// copier says which routes copy an eager payload before Send returns,
+	// so that the engine lends them the user's buffer (nil: none do).
+	copier transport.SendCopier
+	local  bool // every rank of the job is in this process (deadlock detection is sound)
 	// overTCP reports whether a rank of another process is reached over
 	// TCP, whose sends use eagerNet; nil when none is (Run, or a job of
 	// one host over shared memory).

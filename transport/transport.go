@@ -11,6 +11,18 @@ type Transport interface {
 	Close() error
 }
 
+// SendCopier is an optional extension of Transport. CopiesOnSend(dst)
+// reports that Send, given a Data frame for world rank dst whose payload
+// is neither borrowed (Frame.Borrow) nor left behind (Frame.SetFetch),
+// has copied that payload by the time it returns (into a ring of shared
+// memory, say) and keeps no reference to it after: the caller may reuse
+// the memory at once, whether Send succeeded or not. A sending engine then
+// lends such a transport its user's buffer instead of a copy of it, and
+// an eager send costs one copy less.
+type SendCopier interface {
+	CopiesOnSend(dst int) bool
+}
+
 // Table routes each frame by destination world rank to the transport chosen
 // for that pair. It is itself a Transport.
 type Table struct {
@@ -25,6 +37,15 @@ func (t *Table) Send(f *Frame) error {
 		return &UnreachableError{Dst: d}
 	}
 	return t.Routes[d].Send(f)
+}
+
+// CopiesOnSend implements SendCopier: whether the route to dst does.
+func (t *Table) CopiesOnSend(dst int) bool {
+	if dst < 0 || dst >= len(t.Routes) {
+		return false
+	}
+	c, ok := t.Routes[dst].(SendCopier)
+	return ok && c.CopiesOnSend(dst)
 }
 
 // Close closes every distinct transport in the table once.

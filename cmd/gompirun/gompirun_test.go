@@ -187,6 +187,29 @@ func TestNonblockingCollectivesRepeatableAcrossProcesses(t *testing.T) {
 	}
 }
 
+// TestEagerExchangeAcrossProcesses: two ranks in two processes send each
+// other windows of eager messages larger than a ring holds, overwriting
+// each buffer as soon as its Send returns, over shared memory (where the
+// engine lends the transport the user's buffer and a sender waiting for
+// room drains its own rings), in virtual time, and over TCP.
+func TestEagerExchangeAcrossProcesses(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		args []string
+	}{
+		{nil, nil},
+		{nil, []string{"-virtual", "2"}},
+		{[]string{"GOMPI_SHM_RING=65536"}, nil},
+		{tcp, nil},
+	} {
+		args := append([]string{"-np", "2", "-timeout", "25s"}, c.args...)
+		r := gorun(t, c.env, append(args, jobProg, "-mode", "exchange")...)
+		if r.code != 0 || strings.Count(r.stdout, "exchange ok") != 2 {
+			t.Errorf("%v %v: exit %d\nstdout: %s\nstderr: %s", c.env, c.args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 // TestPollingEveryTestVariant completes traffic by polling only (Test,
 // Testany, Testsome, Testall; eager and rendezvous sizes; a truncating
 // receive each round: the job's poll mode) over TCP, with spinning ranks

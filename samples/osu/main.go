@@ -265,9 +265,16 @@ func bandwidth(c *mpi.Comm, size, iters, warmup, window int, bidir bool) (float6
 		return 0, nil
 	}
 	peer := 1 - me
-	bufs := make([][]byte, window)
-	for i := range bufs {
-		bufs[i] = filled(size, 'a'+byte(me))
+	// Separate buffers for what a rank receives and what it sends, as
+	// osu_bibw has them: a buffer being sent may not receive meanwhile.
+	rbufs, sbufs := make([][]byte, window), make([][]byte, window)
+	for i := range rbufs {
+		rbufs[i] = filled(size, 'a'+byte(me))
+		if bidir {
+			sbufs[i] = filled(size, 'a'+byte(me))
+		} else {
+			sbufs[i] = rbufs[i] // a rank only sends or only receives
+		}
 	}
 	ack := make([]byte, 4)
 	reqs := make([]*mpi.Request, 0, 2*window)
@@ -281,7 +288,7 @@ func bandwidth(c *mpi.Comm, size, iters, warmup, window int, bidir bool) (float6
 			var q *mpi.Request
 			var err error
 			if me == 1 || bidir {
-				q, err = mpi.Irecv(c, bufs[w], peer, 100)
+				q, err = mpi.Irecv(c, rbufs[w], peer, 100)
 				if err != nil {
 					return 0, err
 				}
@@ -290,7 +297,7 @@ func bandwidth(c *mpi.Comm, size, iters, warmup, window int, bidir bool) (float6
 		}
 		for w := 0; w < window; w++ {
 			if me == 0 || bidir {
-				q, err := mpi.Isend(c, bufs[w], peer, 100)
+				q, err := mpi.Isend(c, sbufs[w], peer, 100)
 				if err != nil {
 					return 0, err
 				}

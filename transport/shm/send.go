@@ -82,6 +82,15 @@ func (t *Transport) Send(f *transport.Frame) error {
 	return err
 }
 
+// CopiesOnSend implements transport.SendCopier: a frame for another
+// process's rank that owns its payload is written into the ring (or its
+// cells) before Send returns, in chunks if it is larger than a record;
+// only one for this process's ranks is handed on as it is.
+func (t *Transport) CopiesOnSend(dst int) bool {
+	p := t.procOf(dst)
+	return p >= 0 && p != t.cfg.LocalProc
+}
+
 // lendCopy replaces f's borrowed payload with a copy that f owns and
 // releases the sender's buffer (Config.LendCopies). Freeing f (at the
 // peer's completion) recycles the copy.
@@ -247,10 +256,16 @@ type stallWait struct {
 // it checks that the consumer lives and, while it yields, asks the
 // consumer's waiter to drain, unless the consumer freed room since it
 // last looked: a consumer that drains needs no help, and a wake-up would
-// only take its processor for the waiter. It yields, for as long as
-// the transport's ranks spin (spinFor: the host has a core for each) or
-// at least 64 times, and then waits until the consumer says it freed
-// room (awaitRoom), a millisecond at most a step. Where the consumer has
+// only take its processor for the waiter. It drains this process's own
+// rings (yielding when they held nothing), for as long as the
+// transport's ranks spin (spinFor: the host has a core for each) or at
+// least 64 times, and then waits until the consumer says it freed room
+// (awaitRoom), a millisecond at most a step. The drain is MPICH's
+// progress engine running while a send waits: when two processes' ranks
+// both send more than a ring holds to each other, each consumer is
+// itself a sender waiting for room, and without it each ring's room came
+// only from a wake-up of its waiter (docs/transports-shm.md, "Full
+// rings"). Where the consumer has
 // a core of its own it drains a full ring far sooner than a Go sleep of a
 // process with nothing else to run ends (its timers wait in the network
 // poller, in whole milliseconds): a sender that slept at once left the
@@ -279,7 +294,9 @@ func (t *Transport) stall(pr *peer, w *stallWait) error {
 	}
 	if w.naps == 0 && (w.spins < 64 || w.spins%64 != 0 || time.Since(w.start) < t.spinFor) {
 		w.spins++
-		runtime.Gosched()
+		if !t.drain(nil, false) {
+			runtime.Gosched()
+		}
 		return nil
 	}
 	w.naps++

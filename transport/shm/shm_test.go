@@ -701,6 +701,86 @@ func TestFullRingWaitSpinsThenSleeps(t *testing.T) {
 	}
 }
 
+// TestFullRingSenderDrainsItsOwnRings: a sender waiting for room takes
+// what the other processes sent to its own, as MPICH's progress engine
+// does while a send waits. Two ranks that both send more than a ring
+// holds to each other (osu bibw, an exchange of many messages) otherwise
+// each wait in their sends for the other's waiter, a wake-up a ring.
+func TestFullRingSenderDrainsItsOwnRings(t *testing.T) {
+	g := openGroup(t, "stalldrain", 1, 1)
+	tr, pr := g.trs[0], g.peerOf(t, 0, 1)
+	in := tr.in[1]
+	// The receiving process's waiter is parked, and nobody sleeps on the
+	// inbox, so nothing wakes it for what comes next.
+	deadline := time.Now().Add(10 * time.Second)
+	for tr.own.u32(offParked).Load() == parkedNot {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter never parked")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := g.trs[1].Send(dataFrame(1, 0, 7, pattern(7, 3000))); err != nil {
+		t.Fatal(err)
+	}
+	if in.tail.Load() == in.head.Load() {
+		t.Fatal("the frame is not in the ring")
+	}
+	var w stallWait
+	if err := tr.stall(pr, &w); err != nil {
+		t.Fatal(err)
+	}
+	if in.tail.Load() != in.head.Load() {
+		t.Fatal("a step of a send waiting for room left the sender's own ring undrained")
+	}
+	if err := checkFrame(recvFrame(g.inbox(0), 10*time.Second), 1, 7, 3000); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSendCopiesPayload: the transport.SendCopier promise the MPI engine
+// relies on to lend an eager send the user's buffer. A frame for another
+// process's rank has its payload copied by the time Send returns, in a
+// cell, a record, or chunks (larger than a quarter of the ring): the
+// buffer, overwritten right after, arrives as it was. Frames for this
+// process's ranks are handed on, so CopiesOnSend says false for them.
+func TestSendCopiesPayload(t *testing.T) {
+	t.Setenv(RingEnv, "65536")
+	g := openGroup(t, "copies", 1, 2)
+	tr := g.trs[0]
+	if !tr.CopiesOnSend(1) || !tr.CopiesOnSend(2) || tr.CopiesOnSend(0) || tr.CopiesOnSend(3) {
+		t.Fatalf("CopiesOnSend(0..3) = %v %v %v %v, want false true true false",
+			tr.CopiesOnSend(0), tr.CopiesOnSend(1), tr.CopiesOnSend(2), tr.CopiesOnSend(3))
+	}
+	var table transport.Table
+	table.Routes = []transport.Transport{nil, tr, tr}
+	if table.CopiesOnSend(0) || !table.CopiesOnSend(1) || table.CopiesOnSend(5) {
+		t.Fatal("a Table's CopiesOnSend is not its route's")
+	}
+	sizes := []int{8, 3000, 16384, 100000} // a cell, records, chunks
+	done := make(chan error, 1)
+	go func() {
+		for i, size := range sizes {
+			if err := checkFrame(recvFrame(g.inbox(1), 10*time.Second), 0, i, size); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i, size := range sizes {
+		buf := pattern(i, size)
+		if err := tr.Send(dataFrame(0, 1, i, buf)); err != nil {
+			t.Fatal(err)
+		}
+		for j := range buf {
+			buf[j] = ^buf[j]
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestFullRingWaitEndsWhenTheConsumerFreesRoom sends a frame of many
 // rings' worth through a 1 KiB ring with no spin (a host with more
 // processes than cores) while the receiving rank is not in MPI: its

@@ -195,6 +195,14 @@ func (t *Transport) Send(f *transport.Frame) error {
 	return nil
 }
 
+// CopiesOnSend implements transport.SendCopier: Send writes a frame for
+// another process's rank to its connection (the kernel copies it into
+// the socket's buffer, or Send waits until it has) and keeps nothing.
+func (t *Transport) CopiesOnSend(dst int) bool {
+	p := t.procOf(dst)
+	return p >= 0 && p != t.cfg.Proc
+}
+
 func (t *Transport) dial(p int) (net.Conn, error) {
 	if t.closing.Load() {
 		return nil, net.ErrClosed

@@ -87,6 +87,33 @@ func TestFramesArriveInOrderWithPayloads(t *testing.T) {
 	}
 }
 
+// TestSendCopiesPayload: the transport.SendCopier promise. A frame's
+// payload, overwritten as soon as Send returns, arrives as it was, small
+// (copied with the header) or large (written from the frame).
+func TestSendCopiesPayload(t *testing.T) {
+	a, _, ib := pair(t, make(chan error, 1))
+	if !a.CopiesOnSend(1) || !a.CopiesOnSend(2) || a.CopiesOnSend(0) || a.CopiesOnSend(3) {
+		t.Fatal("CopiesOnSend: want true for ranks 1 and 2 only")
+	}
+	sizes := []int{100, 1 << 20}
+	for i, n := range sizes {
+		buf := bytes.Repeat([]byte{byte(i + 1)}, n)
+		f := transport.NewFrame()
+		f.Header = transport.Header{Kind: transport.Data, Src: 0, Dst: 2, Tag: int32(i), Size: int64(n)}
+		f.Payload = buf
+		if err := a.Send(f); err != nil {
+			t.Fatal(err)
+		}
+		clear(buf)
+	}
+	for i, n := range sizes {
+		f := next(t, ib[2])
+		if int(f.Tag) != i || !bytes.Equal(f.Payload, bytes.Repeat([]byte{byte(i + 1)}, n)) {
+			t.Fatalf("frame %d: tag %d, %d bytes, not the payload sent", i, f.Tag, len(f.Payload))
+		}
+	}
+}
+
 func TestSendToUnknownRankFails(t *testing.T) {
 	a, _, _ := pair(t, make(chan error, 1))
 	f := transport.NewFrame()

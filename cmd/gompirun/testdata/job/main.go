@@ -21,7 +21,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ring", "ring, poll, p2pextra, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, nbc, env, procs")
+	mode := flag.String("mode", "ring", "ring, poll, p2pextra, exchange, error, abort, panic, exit0, hang, stuck, mismatch, leave, nonewline, stdin, stdinsum, where, bcasttrunc, nbc, env, procs")
 	rounds := flag.Int("rounds", 64, "rounds of the poll mode")
 	flag.Parse()
 	mpi.Main(func(c *mpi.Comm) error {
@@ -58,6 +58,8 @@ func main() {
 			return bcastTruncated(c)
 		case "nbc":
 			return nbc(c)
+		case "exchange":
+			return exchange(c)
 		case "nonewline":
 			// A last line without its newline, from every rank.
 			fmt.Printf("rank %d", c.Rank())
