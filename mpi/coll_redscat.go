@@ -214,7 +214,7 @@ func (c *Comm) redScatNoncommutative(data, out []byte, rd *reduction) error {
 		copy(acc[j*bs:(j+1)*bs], data[i*bs:(i+1)*bs])
 	}
 	disp := uniformOffsets(n, bs)
-	lo, hi, err := c.halvingSteps(acc, disp, c.rank, ascendingMasks(n), rd, tagRedScat)
+	lo, hi, err := c.halvingSteps(nil, acc, disp, c.rank, ascendingMasks(n), rd, tagRedScat)
 	copy(out, acc[disp[lo]:disp[hi]])
 	return err
 }
@@ -265,7 +265,7 @@ func (c *Comm) redScatHalving(data, out []byte, counts []int, rd *reduction) err
 	for m := pof2 / 2; m > 0; m >>= 1 {
 		masks = append(masks, m)
 	}
-	_, _, err = c.halvingSteps(acc, disp, newrank, masks, rd, tagRedScat)
+	_, _, err = c.halvingSteps(nil, acc, disp, newrank, masks, rd, tagRedScat)
 	failed.keep(err)
 	mine := acc[disp[newrank]:disp[newrank+1]]
 	if me < 2*rem {

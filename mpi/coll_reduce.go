@@ -48,9 +48,7 @@ func ReduceInPlace[T Numeric](c *Comm, buf []T, op Op, root int) error {
 func Allreduce[T Numeric](c *Comm, send, recv []T, op Op) error {
 	rd, err := startAllreduce[T](c, op, false, len(send), len(recv))
 	if err == nil {
-		recv = recv[:len(send)]
-		copy(recv, send)
-		err = c.allreduceAcc(asBytes(recv), &rd)
+		err = c.allreduceFrom(asBytes(send), asBytes(recv[:len(send)]), &rd)
 	}
 	c.leave()
 	return err
@@ -223,8 +221,10 @@ func blockDispls(count, size, p int) []int {
 // masks, among the pof2 ranks left after the fold. Blocks [lo,hi) are those
 // the caller is responsible for; each step halves them, keeping the lower
 // half when the mask's bit of newrank is 0, and exchanges the other half
-// with newrank^mask. It returns the blocks the caller ends with.
-func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd *reduction, tag int) (lo, hi int, err error) {
+// with newrank^mask. It returns the blocks the caller ends with. src, where
+// not nil, holds the rank's contribution in place of acc (whose content is
+// then overwritten), for a commutative operation without a fold.
+func (c *Comm) halvingSteps(src, acc []byte, disp []int, newrank int, masks []int, rd *reduction, tag int) (lo, hi int, err error) {
 	rem := c.Size() - pof2Below(c.Size())
 	lo, hi = 0, len(disp)-1
 	var tmp []byte // receives the partner's copy of the kept half: the first is the largest
@@ -235,6 +235,18 @@ func (c *Comm) halvingSteps(acc []byte, disp []int, newrank int, masks []int, rd
 		klo, khi, slo, shi := lo, mid, mid, hi
 		if newrank&m != 0 {
 			klo, khi, slo, shi = mid, hi, lo, mid
+		}
+		if src != nil {
+			// The first step with the contribution in src (a commutative
+			// operation, no fold): the half sent goes from src, and the
+			// partner's copy of the half kept arrives in acc, where src's
+			// is combined into it; nothing copies src into acc.
+			keep := acc[disp[klo]:disp[khi]]
+			failed.keep(c.exchange(src[disp[slo]:disp[shi]], oldRank(partner, rem), keep, oldRank(partner, rem), tag))
+			rd.fn(src[disp[klo]:disp[khi]], keep)
+			src = nil
+			lo, hi = klo, khi
+			continue
 		}
 		if tmp == nil {
 			tmp = c.scratch(1, max(disp[mid]-disp[lo], disp[hi]-disp[mid]))
@@ -282,7 +294,7 @@ func (c *Comm) reduceRabenseifner(acc []byte, rd *reduction, root int) error {
 		}
 		disp := blockDispls(len(acc)/rd.size, rd.size, pof2)
 		masks := ascendingMasks(pof2)
-		lo, hi, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagReduce)
+		lo, hi, err := c.halvingSteps(nil, acc, disp, newrank, masks, rd, tagReduce)
 		failed.keep(err)
 		for i := len(masks) - 1; i >= 0; i-- {
 			m := masks[i]
@@ -328,7 +340,22 @@ func (c *Comm) allreduce(data, out []byte, rd *reduction) error {
 // whole elements, on a communicator begin has checked: it receives the
 // result.
 func (c *Comm) allreduceAcc(acc []byte, rd *reduction) error {
+	return c.allreduceFrom(nil, acc, rd)
+}
+
+// allreduceFrom is allreduceAcc with the rank's contribution in src (as
+// long as acc; nil: acc holds it). Rabenseifner's algorithm on a
+// power-of-two communicator reads src in its first step (halvingSteps),
+// as every other case copies it into acc first: that copy is a pass over
+// the whole buffer, a quarter of a 1 MiB Allreduce at two processes
+// (docs/collectives.md).
+func (c *Comm) allreduceFrom(src, acc []byte, rd *reduction) error {
 	a, err := c.allreduceAlgo(len(acc), rd)
+	n := c.Size()
+	if src != nil && (err != nil || a != algoRabenseifner || n != pof2Below(n) || sameStart(src, acc)) {
+		copy(acc, src)
+		src = nil
+	}
 	if err != nil || a == algoAuto {
 		return err
 	}
@@ -347,9 +374,16 @@ func (c *Comm) allreduceAcc(acc []byte, rd *reduction) error {
 	case algoRing:
 		return c.allreduceRing(acc, rd)
 	case algoRabenseifner:
-		return c.allreduceRabenseifner(acc, rd)
+		return c.allreduceRabenseifner(src, acc, rd)
 	}
 	return c.allreduceRecDbl(acc, rd)
+}
+
+// sameStart reports whether a and b, both non-empty, begin at the same
+// address: a send buffer passed again as the receive buffer (which MPI
+// calls erroneous, and which then works as in place).
+func sameStart(a, b []byte) bool {
+	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
 }
 
 // allreduceAlgo returns the algorithm an Allreduce of size bytes runs,
@@ -408,8 +442,10 @@ func (c *Comm) allreduceRecDbl(acc []byte, rd *reduction) error {
 }
 
 // allreduceRabenseifner: recursive-halving reduce-scatter, then
-// recursive-doubling allgather of the reduced blocks.
-func (c *Comm) allreduceRabenseifner(acc []byte, rd *reduction) error {
+// recursive-doubling allgather of the reduced blocks. src, where not nil,
+// holds the contribution instead of acc, on a power-of-two communicator
+// (no fold): see halvingSteps.
+func (c *Comm) allreduceRabenseifner(src, acc []byte, rd *reduction) error {
 	n := c.Size()
 	pof2 := pof2Below(n)
 	rem := n - pof2
@@ -419,7 +455,7 @@ func (c *Comm) allreduceRabenseifner(acc []byte, rd *reduction) error {
 	if newrank >= 0 {
 		disp := blockDispls(len(acc)/rd.size, rd.size, pof2)
 		masks := ascendingMasks(pof2)
-		lo, hi, err := c.halvingSteps(acc, disp, newrank, masks, rd, tagAllreduce)
+		lo, hi, err := c.halvingSteps(src, acc, disp, newrank, masks, rd, tagAllreduce)
 		failed.keep(err)
 		for i := len(masks) - 1; i >= 0; i-- {
 			m := masks[i]

@@ -344,6 +344,33 @@ func TestAllreduceRealFloats(t *testing.T) {
 	setForced(nil)
 }
 
+// TestAllreduceSendBufferAsReceiveBuffer: Rabenseifner's first step reads
+// the send buffer where it lies (allreduceFrom); the same slice passed as
+// both buffers (erroneous in MPI, but it worked) still works, as in place.
+func TestAllreduceSendBufferAsReceiveBuffer(t *testing.T) {
+	forceAlgo(t, collAllreduce, algoRabenseifner)
+	for _, n := range []int{2, 4} {
+		err := Run(n, func(c *Comm) error {
+			buf := make([]int64, 1000)
+			for i := range buf {
+				buf[i] = int64(c.Rank()*1000 + i)
+			}
+			if err := Allreduce(c, buf, buf, Sum); err != nil {
+				return err
+			}
+			for i, v := range buf {
+				if want := int64(n*(n-1)/2*1000 + n*i); v != want {
+					return fmt.Errorf("element %d: %d, want %d", i, v, want)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+	}
+}
+
 // TestCollMessageCounts checks the per-rank message counts that
 // docs/collectives.md states for each algorithm, on a power-of-two and a
 // non-power-of-two communicator.
