@@ -1,6 +1,7 @@
 package vtime
 
 import (
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -31,8 +32,20 @@ type Meter interface {
 // locked threads, at most slots ranks compute at once: Begin takes a slot
 // (waiting while all are busy, which costs no CPU and so is not charged)
 // and End gives it back.
+//
+// A reading of the clock is a system call, and the part of Begin's that
+// follows its sample and the part of End's that precedes its sample lie
+// inside the burst: measured, they would be charged as computation the
+// program never did, once per MPI call (docs/model.md, "Cost"). So are the
+// readings of a Peek (MPI_Wtime) inside a burst, whole. The factory
+// measures both on this host when it is made, as the least a burst with
+// nothing in it, and the least a Peek, adds, and meters subtract them:
+// the least, so that no burst is charged less than its own computation.
 type ThreadCPU struct {
 	slots chan struct{}
+	// emptyBurst is the least length an End reports for a burst with
+	// nothing in it, peekCost the least a Peek within a burst adds to it.
+	emptyBurst, peekCost time.Duration
 }
 
 // NewThreadCPU returns a meter factory allowing slots concurrent bursts
@@ -45,7 +58,37 @@ func NewThreadCPU(slots int) (*ThreadCPU, error) {
 	if slots <= 0 {
 		slots = runtime.GOMAXPROCS(0)
 	}
-	return &ThreadCPU{slots: make(chan struct{}, slots)}, nil
+	c := &ThreadCPU{slots: make(chan struct{}, slots)}
+	c.emptyBurst, c.peekCost = c.measureOwnCost()
+	return c, nil
+}
+
+// ownCostSamples is how many bursts measureOwnCost times of each kind: a
+// few hundred microseconds of a job's start on a host with slow system
+// calls, enough for the least to be the floor.
+const ownCostSamples = 64
+
+// measureOwnCost returns the least measured length of a burst with
+// nothing in it, and the least that one Peek adds to a burst, over
+// ownCostSamples bursts each, measured by the meters' own code.
+func (c *ThreadCPU) measureOwnCost() (emptyBurst, peekCost time.Duration) {
+	m := &threadMeter{gate: c}
+	emptyBurst, withPeek := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for range ownCostSamples {
+		m.Begin()
+		emptyBurst = min(emptyBurst, m.end())
+		m.Begin()
+		m.Peek()
+		withPeek = min(withPeek, m.end())
+	}
+	return emptyBurst, max(withPeek-emptyBurst, 0)
+}
+
+// OwnCost is what meters subtract from each burst, and from it for each
+// Peek within it, in seconds: the measurement's own share of their
+// lengths on this host (for reports and tests).
+func (c *ThreadCPU) OwnCost() (emptyBurst, peek float64) {
+	return c.emptyBurst.Seconds(), c.peekCost.Seconds()
 }
 
 // Slots is how many bursts may be measured at once.
@@ -58,9 +101,15 @@ type threadMeter struct {
 	gate *ThreadCPU
 	held bool
 	t1   time.Duration
-	// For Running, from other goroutines: the burst's thread and t1.
+	// peeked is the largest length a Peek of the burst in progress
+	// returned: what End charges is never less, so that MPI_Wtime does
+	// not go back.
+	peeked time.Duration
+	// For Running, from other goroutines: the burst's thread and t1, and
+	// the Peeks' cost so far (nanoseconds; the rank's goroutine writes it).
 	tid     atomic.Int32
 	shared1 atomic.Int64
+	peeks   atomic.Int64
 }
 
 func (m *threadMeter) Begin() {
@@ -70,9 +119,19 @@ func (m *threadMeter) Begin() {
 	// The thread's id before t1: its system call is the measurement's,
 	// not the rank's computation (BenchmarkBurstParts).
 	tid := threadID()
+	m.peeked = 0
+	m.peeks.Store(0)
 	m.t1, _ = threadNow()
 	m.tid.Store(int32(tid))
 	m.shared1.Store(int64(m.t1))
+}
+
+// length is the burst's length at reading t: what the clock says since
+// t1 less the measurement's own cost (ThreadCPU), never less than a Peek
+// returned, nor than 0.
+func (m *threadMeter) length(t time.Duration) time.Duration {
+	d := t - m.t1 - m.gate.emptyBurst - time.Duration(m.peeks.Load())
+	return max(d, m.peeked, 0)
 }
 
 func (m *threadMeter) Running() float64 {
@@ -84,16 +143,24 @@ func (m *threadMeter) Running() float64 {
 	if err != nil {
 		return 0
 	}
-	return max(t-time.Duration(m.shared1.Load()), 0).Seconds()
+	// Less the measurement's cost, as End: a bound, never more than End
+	// will charge (each Peek after this reading adds at least what End
+	// subtracts for it).
+	return max(t-time.Duration(m.shared1.Load())-m.gate.emptyBurst-time.Duration(m.peeks.Load()), 0).Seconds()
 }
 
 func (m *threadMeter) End() float64 {
 	if !m.held {
 		return 0
 	}
+	return m.end().Seconds()
+}
+
+// end is End for a burst in progress, as a duration.
+func (m *threadMeter) end() time.Duration {
 	t2, _ := threadNow()
 	m.release()
-	return max(t2-m.t1, 0).Seconds()
+	return m.length(t2)
 }
 
 func (m *threadMeter) Peek() float64 {
@@ -101,7 +168,10 @@ func (m *threadMeter) Peek() float64 {
 		return 0
 	}
 	t, _ := threadNow()
-	return max(t-m.t1, 0).Seconds()
+	d := m.length(t)
+	m.peeks.Add(int64(m.gate.peekCost))
+	m.peeked = d
+	return d.Seconds()
 }
 
 func (m *threadMeter) Abandon() {

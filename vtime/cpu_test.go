@@ -2,6 +2,7 @@ package vtime
 
 import (
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -57,6 +58,55 @@ func TestThreadCPUChargesOwnBurst(t *testing.T) {
 	got := r.Result().Computation
 	if d := got - want.Seconds(); d < -0.05*want.Seconds() || d > 0.05*want.Seconds() {
 		t.Errorf("charged %.4f s for a %.4f s burn (wall %v)", got, want.Seconds(), time.Since(wall))
+	}
+}
+
+// TestThreadCPUSubtractsItsOwnCost: a meter subtracts what its own clock
+// readings add to a burst (ThreadCPU), and only that. A burst with nothing
+// in it, measured at about that cost, is charged a fraction of it; a burst
+// that burns CPU is charged at least what the burn's own readings of the
+// clock say it burnt; Peeks (MPI_Wtime) never go back, and End never
+// reports less than the last Peek.
+func TestThreadCPUSubtractsItsOwnCost(t *testing.T) {
+	cpu, err := NewThreadCPU(0)
+	if err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	empty, peek := cpu.OwnCost()
+	t.Logf("own cost: %.0f ns a burst, %.0f ns a Peek", empty*1e9, peek*1e9)
+	if empty <= 0 || empty > 1e-3 || peek < 0 || peek > 1e-3 {
+		t.Fatalf("own cost %g s a burst, %g s a Peek: want (0, 1 ms] and [0, 1 ms]", empty, peek)
+	}
+	m := cpu.Meter()
+	charged := make([]float64, 101)
+	for i := range charged {
+		m.Begin()
+		charged[i] = m.End()
+	}
+	sort.Float64s(charged)
+	if med := charged[len(charged)/2]; med >= empty {
+		t.Errorf("an empty burst is charged %.0f ns (median), not less than its cost %.0f ns", med*1e9, empty*1e9)
+	}
+	for range 20 {
+		m.Begin()
+		start, _ := threadNow()
+		burn(200 * time.Microsecond)
+		end, _ := threadNow()
+		if got := m.End(); got < (end - start).Seconds() {
+			t.Fatalf("a burst that burnt %v was charged %.0f ns", end-start, got*1e9)
+		}
+	}
+	m.Begin()
+	last := 0.0
+	for range 50 {
+		p := m.Peek()
+		if p < last {
+			t.Fatalf("Peek went back from %g to %g s", last, p)
+		}
+		last = p
+	}
+	if got := m.End(); got < last {
+		t.Fatalf("End charged %g s after a Peek of %g s", got, last)
 	}
 }
 
