@@ -775,7 +775,8 @@ func TestVirtualStallDealsDataForALaterWait(t *testing.T) {
 }
 
 // emptyBurst is what the thread CPU meter charges for a burst with nothing
-// in it, the median of a thousand: the cost of reading the clock.
+// in it, the median of a thousand: what is left of the cost of reading the
+// clock once the meter subtracts the least of it (vtime.ThreadCPU).
 func emptyBurst(t *testing.T) float64 {
 	cpu, err := vtime.NewThreadCPU(1)
 	if err != nil {
@@ -799,10 +800,11 @@ func emptyBurst(t *testing.T) float64 {
 // activity of the paper starts; the program itself computes nothing but
 // its loop. Charged as computation, that is what rank 0's report showed
 // before the engine bracketed its work (eventClock.EnterEngine). What remains
-// is one measured burst per call, the loop and the meter's own reading: the
-// bound allows 2 us per call beyond twice an empty burst measured here
-// (logged; 2.0-2.2 us on the development VM on 2026-12-07, when a bound of
-// 2 us alone failed), a fifth of the matching.
+// is one measured burst per call, the loop and what is left of the meter's
+// own reading: the bound allows 2 us per call beyond twice an empty burst
+// measured here (logged; 2.0-2.2 us on the development VM on 2026-12-07,
+// when a bound of 2 us alone failed, tens of nanoseconds since the meter
+// subtracts its own cost), a fifth of the matching.
 func TestVirtualEngineWorkIsNotComputation(t *testing.T) {
 	const k, m = 20000, 1000
 	v, err := NewVirtual(tianhe1a(t), 2, 1)
