@@ -344,15 +344,13 @@ func (c *Comm) allreduceAcc(acc []byte, rd *reduction) error {
 }
 
 // allreduceFrom is allreduceAcc with the rank's contribution in src (as
-// long as acc; nil: acc holds it). Rabenseifner's algorithm on a
-// power-of-two communicator reads src in its first step (halvingSteps),
-// as every other case copies it into acc first: that copy is a pass over
-// the whole buffer, a quarter of a 1 MiB Allreduce at two processes
-// (docs/collectives.md).
+// long as acc; nil: acc holds it). Rabenseifner's algorithm may read src
+// in its first step (halvingSteps), where every other algorithm copies it
+// into acc first: that copy is a pass over the whole buffer, a quarter of
+// a 1 MiB Allreduce at two processes (docs/collectives.md).
 func (c *Comm) allreduceFrom(src, acc []byte, rd *reduction) error {
 	a, err := c.allreduceAlgo(len(acc), rd)
-	n := c.Size()
-	if src != nil && (err != nil || a != algoRabenseifner || n != pof2Below(n) || sameStart(src, acc)) {
+	if src != nil && (err != nil || a != algoRabenseifner || sameStart(src, acc)) {
 		copy(acc, src)
 		src = nil
 	}
@@ -443,12 +441,15 @@ func (c *Comm) allreduceRecDbl(acc []byte, rd *reduction) error {
 
 // allreduceRabenseifner: recursive-halving reduce-scatter, then
 // recursive-doubling allgather of the reduced blocks. src, where not nil,
-// holds the contribution instead of acc, on a power-of-two communicator
-// (no fold): see halvingSteps.
+// holds the contribution instead of acc: see halvingSteps.
 func (c *Comm) allreduceRabenseifner(src, acc []byte, rd *reduction) error {
 	n := c.Size()
 	pof2 := pof2Below(n)
 	rem := n - pof2
+	if src != nil && rem > 0 {
+		copy(acc, src) // the fold sends and combines acc whole
+		src = nil
+	}
 	var failed schedErr
 	newrank, err := c.foldIn(acc, rd, tagAllreduce)
 	failed.keep(err)

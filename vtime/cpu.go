@@ -130,8 +130,13 @@ func (m *threadMeter) Begin() {
 // t1 less the measurement's own cost (ThreadCPU), never less than a Peek
 // returned, nor than 0.
 func (m *threadMeter) length(t time.Duration) time.Duration {
-	d := t - m.t1 - m.gate.emptyBurst - time.Duration(m.peeks.Load())
-	return max(d, m.peeked, 0)
+	return max(t-m.t1-m.ownCost(), m.peeked, 0)
+}
+
+// ownCost is what the measurement has added to the burst in progress so
+// far: its two readings' share, and each Peek's.
+func (m *threadMeter) ownCost() time.Duration {
+	return m.gate.emptyBurst + time.Duration(m.peeks.Load())
 }
 
 func (m *threadMeter) Running() float64 {
@@ -146,7 +151,7 @@ func (m *threadMeter) Running() float64 {
 	// Less the measurement's cost, as End: a bound, never more than End
 	// will charge (each Peek after this reading adds at least what End
 	// subtracts for it).
-	return max(t-time.Duration(m.shared1.Load())-m.gate.emptyBurst-time.Duration(m.peeks.Load()), 0).Seconds()
+	return max(t-time.Duration(m.shared1.Load())-m.ownCost(), 0).Seconds()
 }
 
 func (m *threadMeter) End() float64 {
