@@ -8,9 +8,17 @@
 #             square counts); runs alternate real and virtual, RUNS of each
 #   scale     wall time and largest process's max RSS of samples/barrier
 #             under gompirun -np NP -virtual P -cpu-scale 0, for P in SCALE_P
+#   message   host time per message of an 8-byte ping-pong (samples/osu
+#             -test latency, PINGS round trips and a tenth as many warm-up
+#             ones) over two ranks: real and virtual (cpu-scale 1 and 0)
+#             with a rank a process (-np 2), and virtual with both ranks
+#             in one process (-np 1 -virtual 2); whole-command wall time
+#             over the messages, so process start is included
 #
-# Usage: scripts/virtual-figures.sh [slowdown] [scale]   (default: both)
+# Usage: scripts/virtual-figures.sh [slowdown] [scale] [message]
+#        (default: slowdown and scale)
 # Environment: RUNS (default 5), CLASS (NPB class, default S),
+#              PINGS (default 100000),
 #              SLOWDOWN_NP (default "2"), PROGS (default: all of them),
 #              SCALE_P (default "10000 100000"), SCALE_NP (default "1 2"),
 #              BIN (a directory holding gompirun and the programs already
@@ -24,10 +32,11 @@ SCALE_P=${SCALE_P:-"10000 100000"}
 SCALE_NP=${SCALE_NP:-"1 2"}
 SLOWDOWN_NP=${SLOWDOWN_NP:-2}
 PROGS=${PROGS:-"ring halo pingpong ep is cg mg ft lu bt sp"}
+PINGS=${PINGS:-100000}
 what=${*:-slowdown scale}
 
 . scripts/gobin.sh
-gobin virtual-figures.sh ./samples/ring ./samples/halo ./samples/pingpong ./samples/barrier \
+gobin virtual-figures.sh ./samples/osu ./samples/ring ./samples/halo ./samples/pingpong ./samples/barrier \
 	./npb-go/ep ./npb-go/is ./npb-go/cg ./npb-go/mg ./npb-go/ft ./npb-go/lu ./npb-go/bt ./npb-go/sp
 
 # ms CMD...: runs CMD, prints its wall time in milliseconds.
@@ -95,12 +104,37 @@ scale() {
 	done
 }
 
+message() {
+	warm=$((PINGS / 10))
+	msgs=$((2 * (PINGS + warm)))
+	echo "# host ns per message: osu -test latency -min 8 -max 8 -iters $PINGS -warmup $warm; min/median/max over $RUNS runs"
+	printf '%-28s %-22s\n' mode ns-per-message
+	: >"$tmp/r"
+	: >"$tmp/v"
+	: >"$tmp/z"
+	: >"$tmp/o"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		set -- "$bin/osu" -test latency -min 8 -max 8 -iters "$PINGS" -warmup "$warm"
+		echo $(($(ms "$bin/gompirun" -np 2 "$@") * 1000000 / msgs)) >>"$tmp/r"
+		echo $(($(ms "$bin/gompirun" -np 2 -virtual 2 "$@") * 1000000 / msgs)) >>"$tmp/v"
+		echo $(($(ms "$bin/gompirun" -np 2 -virtual 2 -cpu-scale 0 "$@") * 1000000 / msgs)) >>"$tmp/z"
+		echo $(($(ms "$bin/gompirun" -np 1 -virtual 2 "$@") * 1000000 / msgs)) >>"$tmp/o"
+		i=$((i + 1))
+	done
+	printf '%-28s %-22s\n' "real -np 2" "$(stats <"$tmp/r" | tr ' ' /)"
+	printf '%-28s %-22s\n' "virtual -np 2" "$(stats <"$tmp/v" | tr ' ' /)"
+	printf '%-28s %-22s\n' "virtual -np 2 cpu-scale 0" "$(stats <"$tmp/z" | tr ' ' /)"
+	printf '%-28s %-22s\n' "virtual -np 1" "$(stats <"$tmp/o" | tr ' ' /)"
+}
+
 for w in $what; do
 	case $w in
 	slowdown) slowdown ;;
 	scale) scale ;;
+	message) message ;;
 	*)
-		echo "virtual-figures: unknown figure $w (want slowdown or scale)" >&2
+		echo "virtual-figures: unknown figure $w (want slowdown, scale or message)" >&2
 		exit 2
 		;;
 	esac

@@ -39,12 +39,13 @@ func BenchmarkRankEvents(b *testing.B) {
 }
 
 // BenchmarkBurstParts is what one measured burst (threadMeter Begin and
-// End) is made of: a reading of the thread's CPU clock (two a burst), the
-// thread's id (one a burst, for Running), and a Begin and End with nothing
-// between them, whose measured length (the metric measured-ns/op) is what
-// the measurement itself adds to a rank's computation. On a host whose
-// system calls are slow these dominate a virtual run's cost per MPI call
-// (docs/model.md, "Cost").
+// End) is made of: a reading of the thread's CPU clock (one or two a
+// burst: End's short path reads the monotonic clock instead), the
+// thread's id (one a burst, for Running), and a Begin and End with
+// nothing between them, whose measured length (the metric
+// measured-ns/op) is what the measurement itself adds to a rank's
+// computation. On a host whose system calls are slow these dominate a
+// virtual run's cost per MPI call (docs/model.md, "Cost").
 //
 //	go test -run '^$' -bench BurstParts ./vtime
 func BenchmarkBurstParts(b *testing.B) {

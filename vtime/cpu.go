@@ -41,12 +41,25 @@ type Meter interface {
 // measures both on this host when it is made, as the least a burst with
 // nothing in it, and the least a Peek, adds, and meters subtract them:
 // the least, so that no burst is charged less than its own computation.
+//
+// A burst shorter than shortBurst by the monotonic clock, which costs no
+// system call, is charged that wall time instead (End's short path).
 type ThreadCPU struct {
 	slots chan struct{}
 	// emptyBurst is the least length an End reports for a burst with
-	// nothing in it, peekCost the least a Peek within a burst adds to it.
-	emptyBurst, peekCost time.Duration
+	// nothing in it, peekCost the least a Peek within a burst adds to it;
+	// emptyWall is the least wall time of an empty burst's short path.
+	emptyBurst, peekCost, emptyWall time.Duration
 }
+
+// shortBurst is the longest burst End measures by the monotonic clock
+// (a read without a system call) instead of the thread's CPU clock (a
+// system call). A thread that leaves its CPU within a burst is away for
+// two context switches at least, longer than this, so a burst this short
+// ran on its CPU throughout and its wall time is its CPU time. Between two
+// MPI calls with no computation between them, the common case in a
+// program's communication phases, End then makes no system call.
+const shortBurst = time.Microsecond
 
 // NewThreadCPU returns a meter factory allowing slots concurrent bursts
 // (slots <= 0: GOMAXPROCS). It fails when the thread CPU clock is not
@@ -59,7 +72,7 @@ func NewThreadCPU(slots int) (*ThreadCPU, error) {
 		slots = runtime.GOMAXPROCS(0)
 	}
 	c := &ThreadCPU{slots: make(chan struct{}, slots)}
-	c.emptyBurst, c.peekCost = c.measureOwnCost()
+	c.emptyBurst, c.peekCost, c.emptyWall = c.measureOwnCost()
 	return c, nil
 }
 
@@ -69,26 +82,33 @@ func NewThreadCPU(slots int) (*ThreadCPU, error) {
 const ownCostSamples = 64
 
 // measureOwnCost returns the least measured length of a burst with
-// nothing in it, and the least that one Peek adds to a burst, over
-// ownCostSamples bursts each, measured by the meters' own code.
-func (c *ThreadCPU) measureOwnCost() (emptyBurst, peekCost time.Duration) {
+// nothing in it, the least that one Peek adds to a burst, and the least
+// wall time of an empty burst's short path, over ownCostSamples bursts
+// each, measured by the meters' own code.
+func (c *ThreadCPU) measureOwnCost() (emptyBurst, peekCost, emptyWall time.Duration) {
 	m := &threadMeter{gate: c}
 	emptyBurst, withPeek := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	emptyWall = time.Duration(math.MaxInt64)
 	for range ownCostSamples {
 		m.Begin()
-		emptyBurst = min(emptyBurst, m.end())
+		emptyBurst = min(emptyBurst, m.end(0))
 		m.Begin()
 		m.Peek()
-		withPeek = min(withPeek, m.end())
+		withPeek = min(withPeek, m.end(0))
+		m.Begin()
+		emptyWall = min(emptyWall, time.Since(m.w1)) // as end's short path
+		m.release()
 	}
-	return emptyBurst, max(withPeek-emptyBurst, 0)
+	return emptyBurst, max(withPeek-emptyBurst, 0), emptyWall
 }
 
-// OwnCost is what meters subtract from each burst, and from it for each
-// Peek within it, in seconds: the measurement's own share of their
-// lengths on this host (for reports and tests).
-func (c *ThreadCPU) OwnCost() (emptyBurst, peek float64) {
-	return c.emptyBurst.Seconds(), c.peekCost.Seconds()
+// OwnCost is what meters subtract from each burst measured by the
+// thread's CPU clock, and from it for each Peek within it, and from each
+// burst measured by the monotonic clock (shortBurst), in seconds: the
+// measurement's own share of their lengths on this host (for reports and
+// tests).
+func (c *ThreadCPU) OwnCost() (emptyBurst, peek, emptyWall float64) {
+	return c.emptyBurst.Seconds(), c.peekCost.Seconds(), c.emptyWall.Seconds()
 }
 
 // Slots is how many bursts may be measured at once.
@@ -105,6 +125,13 @@ type threadMeter struct {
 	// returned: what End charges is never less, so that MPI_Wtime does
 	// not go back.
 	peeked time.Duration
+	// w1 is the monotonic clock at t1; peekedAny says a Peek read the
+	// thread's clock in this burst (whose End then reads it too).
+	w1        time.Time
+	peekedAny bool
+	// bounded is the most Running returned in this burst (nanoseconds),
+	// which End's short path never charges less than.
+	bounded atomic.Int64
 	// For Running, from other goroutines: the burst's thread and t1, and
 	// the Peeks' cost so far (nanoseconds; the rank's goroutine writes it).
 	tid     atomic.Int32
@@ -119,9 +146,11 @@ func (m *threadMeter) Begin() {
 	// The thread's id before t1: its system call is the measurement's,
 	// not the rank's computation (BenchmarkBurstParts).
 	tid := threadID()
-	m.peeked = 0
+	m.peeked, m.peekedAny = 0, false
 	m.peeks.Store(0)
+	m.bounded.Store(0)
 	m.t1, _ = threadNow()
+	m.w1 = time.Now() // after t1: the wall interval lies within the CPU one
 	m.tid.Store(int32(tid))
 	m.shared1.Store(int64(m.t1))
 }
@@ -150,19 +179,34 @@ func (m *threadMeter) Running() float64 {
 	}
 	// Less the measurement's cost, as End: a bound, never more than End
 	// will charge (each Peek after this reading adds at least what End
-	// subtracts for it).
-	return max(t-time.Duration(m.shared1.Load())-m.ownCost(), 0).Seconds()
+	// subtracts for it). End's short path measures by another clock, so
+	// it is told what was returned.
+	d := max(t-time.Duration(m.shared1.Load())-m.ownCost(), 0)
+	for {
+		b := m.bounded.Load()
+		if int64(d) <= b || m.bounded.CompareAndSwap(b, int64(d)) {
+			break
+		}
+	}
+	return d.Seconds()
 }
 
 func (m *threadMeter) End() float64 {
 	if !m.held {
 		return 0
 	}
-	return m.end().Seconds()
+	return m.end(shortBurst).Seconds()
 }
 
-// end is End for a burst in progress, as a duration.
-func (m *threadMeter) end() time.Duration {
+// end is End for a burst in progress, as a duration; a burst shorter
+// than short by the monotonic clock, with no Peek, is charged its wall
+// time less that clock's own share (ThreadCPU.emptyWall), and no less
+// than Running returned meanwhile.
+func (m *threadMeter) end(short time.Duration) time.Duration {
+	if w := time.Since(m.w1); w < short && !m.peekedAny {
+		m.release()
+		return max(w-m.gate.emptyWall, time.Duration(m.bounded.Load()), 0)
+	}
 	t2, _ := threadNow()
 	m.release()
 	return m.length(t2)
@@ -174,6 +218,7 @@ func (m *threadMeter) Peek() float64 {
 	}
 	t, _ := threadNow()
 	d := m.length(t)
+	m.peekedAny = true
 	m.peeks.Add(int64(m.gate.peekCost))
 	m.peeked = d
 	return d.Seconds()

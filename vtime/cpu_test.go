@@ -72,10 +72,13 @@ func TestThreadCPUSubtractsItsOwnCost(t *testing.T) {
 	if err != nil {
 		t.Skipf("thread CPU clock unavailable: %v", err)
 	}
-	empty, peek := cpu.OwnCost()
-	t.Logf("own cost: %.0f ns a burst, %.0f ns a Peek", empty*1e9, peek*1e9)
+	empty, peek, wall := cpu.OwnCost()
+	t.Logf("own cost: %.0f ns a burst, %.0f ns a Peek, %.0f ns a short burst", empty*1e9, peek*1e9, wall*1e9)
 	if empty <= 0 || empty > 1e-3 || peek < 0 || peek > 1e-3 {
 		t.Fatalf("own cost %g s a burst, %g s a Peek: want (0, 1 ms] and [0, 1 ms]", empty, peek)
+	}
+	if wall < 0 || wall >= shortBurst.Seconds() {
+		t.Fatalf("own cost %g s a short burst: want [0, %v)", wall, shortBurst)
 	}
 	m := cpu.Meter()
 	charged := make([]float64, 101)
@@ -107,6 +110,64 @@ func TestThreadCPUSubtractsItsOwnCost(t *testing.T) {
 	}
 	if got := m.End(); got < last {
 		t.Fatalf("End charged %g s after a Peek of %g s", got, last)
+	}
+}
+
+// TestThreadCPUShortBurstByWallClock: a burst shorter than shortBurst by
+// the monotonic clock is charged that wall time less the clock's own share
+// (no more than the wall time, and less than the thread CPU clock's own
+// cost, which End then does not pay), and never less than Running
+// returned for it; bursts just longer are measured by the CPU clock, which
+// charges at least what the burst burnt.
+func TestThreadCPUShortBurstByWallClock(t *testing.T) {
+	cpu, err := NewThreadCPU(0)
+	if err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	empty, _, emptyWall := cpu.OwnCost()
+	for _, m := range []Meter{cpu.Meter()} {
+		short := 0
+		for range 200 {
+			m.Begin()
+			w0 := time.Now()
+			got := m.End()
+			if w := time.Since(w0); w < shortBurst/2 {
+				short++
+				if got > (w + shortBurst/2).Seconds() {
+					t.Fatalf("a burst of %v wall was charged %.0f ns", w, got*1e9)
+				}
+			}
+		}
+		if short == 0 {
+			t.Logf("no burst came out shorter than %v on this host", shortBurst/2)
+		}
+		charged := make([]float64, 101)
+		for i := range charged {
+			m.Begin()
+			charged[i] = m.End()
+		}
+		sort.Float64s(charged)
+		if med := charged[len(charged)/2]; med > empty+emptyWall {
+			t.Errorf("an empty burst is charged %.0f ns (median), more than its cost by either clock (%.0f, %.0f ns)",
+				med*1e9, empty*1e9, emptyWall*1e9)
+		}
+		for range 200 {
+			m.Begin()
+			r := m.Running()
+			if got := m.End(); got < r {
+				t.Fatalf("End charged %.0f ns after Running said %.0f ns", got*1e9, r*1e9)
+			}
+		}
+		for range 20 {
+			m.Begin()
+			start, _ := threadNow()
+			burn(2 * shortBurst)
+			end, _ := threadNow()
+			if got := m.End(); got < (end - start).Seconds() {
+				t.Fatalf("a burst that burnt %v was charged %.0f ns", end-start, got*1e9)
+			}
+		}
+		m.Abandon()
 	}
 }
 
