@@ -120,6 +120,10 @@ func (r *rank) startSend(q *Request, c *Comm, buf []byte, dst int, tag int, ctx 
 		Context: ctx, Src: int32(r.id), Dst: int32(dst), Tag: int32(tag),
 		SendID: q.id, Size: int64(len(buf)),
 	}
+	// On the rank's goroutine, with no frame in hand: a transport waiting
+	// for room may hand it frames for its posted receives meanwhile
+	// (takeDirect, real mode only).
+	f.SetSender(r.inbox)
 	r.stats.sent++
 	r.stats.sentBytes += int64(len(buf))
 	if r.trace != nil {

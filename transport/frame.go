@@ -91,6 +91,7 @@ type Frame struct {
 	fetch   func(dst []byte) (int, error) // reads a payload left in the sender's process
 	inline  [InlinePayload]byte           // backing store for small payloads of pooled frames
 	pooled  *[]byte                       // payload buffer taken from a size-class pool
+	sender  *Inbox                        // SetSender
 }
 
 // InlinePayload is the largest payload a pooled frame carries without a
@@ -114,8 +115,21 @@ func (f *Frame) Free() {
 	}
 	f.Header = Header{}
 	f.Payload = nil
+	f.sender = nil
 	framePool.Put(f)
 }
+
+// SetSender names the inbox of the rank whose own goroutine sends f, at a
+// point where that rank may take frames straight into its posted receives
+// (Inbox.Direct): a transport that waits inside Send for room to write f
+// may meanwhile poll that inbox's frames, and offer them to OfferDirect,
+// as the rank's own poll would. Without it (nil, the default) a waiting
+// transport only queues what it drains: the sending goroutine may not be
+// the rank's, or the rank may be in the middle of handling a frame.
+func (f *Frame) SetSender(ib *Inbox) { f.sender = ib }
+
+// Sender is the inbox SetSender named, or nil.
+func (f *Frame) Sender() *Inbox { return f.sender }
 
 // CopyPayload sets the payload to a copy of b: inside the frame when it
 // fits, else in a pooled buffer that Free recycles.

@@ -127,7 +127,7 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 	}
 	most := maxRecordPayload(pr)
 	first := min(len(f.Payload), most)
-	b, err := t.room(pr, transport.HeaderSize+first)
+	b, err := t.room(pr, transport.HeaderSize+first, f.Sender())
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (t *Transport) sendFrame(pr *peer, f *transport.Frame) error {
 	notify(pr)
 	for off := first; off < len(f.Payload); {
 		n := min(len(f.Payload)-off, most)
-		b, err := t.room(pr, n)
+		b, err := t.room(pr, n, f.Sender())
 		if err != nil {
 			// The receiver holds a partial frame now, but the peer is gone
 			// or we are closing: nobody will read on.
@@ -195,7 +195,7 @@ func (t *Transport) sendDescriptor(pr *peer, typ byte, h *transport.Header, word
 	if pr.nctrl.Load() > 0 {
 		t.flushCtrlLocked(pr)
 	}
-	b, err := t.room(pr, n)
+	b, err := t.room(pr, n, nil)
 	if err != nil {
 		return err
 	}
@@ -229,11 +229,13 @@ func notify(pr *peer) {
 
 // room waits for space for a record with a body of n bytes and returns it.
 // While the ring is full it asks the peer's waiter to drain, and it gives up
-// when the peer is gone or this transport closes. The caller holds
-// pr.out.mu.
-func (t *Transport) room(pr *peer, n int) ([]byte, error) {
+// when the peer is gone or this transport closes. mine is the sending
+// rank's inbox where its goroutine sends and may take frames straight
+// into its receives meanwhile (transport.Frame.SetSender), else nil. The
+// caller holds pr.out.mu.
+func (t *Transport) room(pr *peer, n int, mine *transport.Inbox) ([]byte, error) {
 	rec := alignUp(recHdr + n)
-	var w stallWait
+	w := stallWait{mine: mine}
 	for {
 		if b := pr.out.reserve(rec); b != nil {
 			return b[:rec], nil
@@ -250,6 +252,9 @@ type stallWait struct {
 	start       time.Time
 	head        uint64      // the consumer's head, as reserve last read it, at the last check
 	timer       *time.Timer // bounds each awaitRoom
+	// mine is the inbox of the rank whose goroutine waits, when it may
+	// take its frames straight into its posted receives (room), else nil.
+	mine *transport.Inbox
 }
 
 // stall is one step of waiting for a full ring to drain. Every 64 steps
@@ -265,7 +270,9 @@ type stallWait struct {
 // both send more than a ring holds to each other, each consumer is
 // itself a sender waiting for room, and without it each ring's room came
 // only from a wake-up of its waiter (docs/transports-shm.md, "Full
-// rings"). Where the consumer has
+// rings"). Frames for the waiting rank itself go straight into its posted
+// receives where it allows that (w.mine), one copy as its own poll makes,
+// rather than into a frame its receive copies again. Where the consumer has
 // a core of its own it drains a full ring far sooner than a Go sleep of a
 // process with nothing else to run ends (its timers wait in the network
 // poller, in whole milliseconds): a sender that slept at once left the
@@ -294,7 +301,7 @@ func (t *Transport) stall(pr *peer, w *stallWait) error {
 	}
 	if w.naps == 0 && (w.spins < 64 || w.spins%64 != 0 || time.Since(w.start) < t.spinFor) {
 		w.spins++
-		if !t.drain(nil, false) {
+		if !t.drain(w.mine, false) {
 			runtime.Gosched()
 		}
 		return nil

@@ -3,6 +3,7 @@
 package shm
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"runtime"
@@ -734,6 +735,45 @@ func TestFullRingSenderDrainsItsOwnRings(t *testing.T) {
 	}
 	if err := checkFrame(recvFrame(g.inbox(0), 10*time.Second), 1, 7, 3000); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFullRingSenderTakesItsFramesDirect: a sending rank that waits for
+// room, and whose frame named its inbox (transport.Frame.SetSender),
+// takes the frames its own rings hold for it straight into its posted
+// receives (Inbox.OfferDirect), one copy, as its own poll would; without
+// that (TestFullRingSenderDrainsItsOwnRings) they are queued.
+func TestFullRingSenderTakesItsFramesDirect(t *testing.T) {
+	g := openGroup(t, "stalldirect", 1, 1)
+	tr, pr := g.trs[0], g.peerOf(t, 0, 1)
+	var took []int32
+	mine := g.inbox(0)
+	mine.SetDirect(func(h *transport.Header, payload []byte) bool {
+		if !bytes.Equal(payload, pattern(int(h.Tag), int(h.Size))) {
+			t.Errorf("frame %d offered with a wrong payload", h.Tag)
+		}
+		took = append(took, h.Tag)
+		return true
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for tr.own.u32(offParked).Load() == parkedNot { // see TestFullRingSenderDrainsItsOwnRings
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter never parked")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := g.trs[1].Send(dataFrame(1, 0, 7, pattern(7, 3000))); err != nil {
+		t.Fatal(err)
+	}
+	w := stallWait{mine: mine}
+	if err := tr.stall(pr, &w); err != nil {
+		t.Fatal(err)
+	}
+	if in := tr.in[1]; in.tail.Load() != in.head.Load() {
+		t.Fatal("a step of a send waiting for room left the sender's own ring undrained")
+	}
+	if !slices.Equal(took, []int32{7}) || !mine.Empty() {
+		t.Fatalf("frames taken straight %v, queue empty %v: want [7] and nothing queued", took, mine.Empty())
 	}
 }
 
