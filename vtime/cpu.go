@@ -91,10 +91,12 @@ func (c *ThreadCPU) measureOwnCost() (emptyBurst, peekCost, emptyWall time.Durat
 	emptyWall = time.Duration(math.MaxInt64)
 	for range ownCostSamples {
 		m.Begin()
-		emptyBurst = min(emptyBurst, m.end(0))
+		d, _ := m.end(0)
+		emptyBurst = min(emptyBurst, d)
 		m.Begin()
 		m.Peek()
-		withPeek = min(withPeek, m.end(0))
+		d, _ = m.end(0)
+		withPeek = min(withPeek, d)
 		m.Begin()
 		emptyWall = min(emptyWall, time.Since(m.w1)) // as end's short path
 		m.release()
@@ -195,21 +197,22 @@ func (m *threadMeter) End() float64 {
 	if !m.held {
 		return 0
 	}
-	return m.end(shortBurst).Seconds()
+	d, _ := m.end(shortBurst)
+	return d.Seconds()
 }
 
 // end is End for a burst in progress, as a duration; a burst shorter
 // than short by the monotonic clock, with no Peek, is charged its wall
 // time less that clock's own share (ThreadCPU.emptyWall), and no less
-// than Running returned meanwhile.
-func (m *threadMeter) end(short time.Duration) time.Duration {
+// than Running returned meanwhile (byWall).
+func (m *threadMeter) end(short time.Duration) (d time.Duration, byWall bool) {
 	if w := time.Since(m.w1); w < short && !m.peekedAny {
 		m.release()
-		return max(w-m.gate.emptyWall, time.Duration(m.bounded.Load()), 0)
+		return max(w-m.gate.emptyWall, time.Duration(m.bounded.Load()), 0), true
 	}
 	t2, _ := threadNow()
 	m.release()
-	return m.length(t2)
+	return m.length(t2), false
 }
 
 func (m *threadMeter) Peek() float64 {
