@@ -708,11 +708,50 @@ func TestFullRingWaitSpinsThenSleeps(t *testing.T) {
 // holds to each other (osu bibw, an exchange of many messages) otherwise
 // each wait in their sends for the other's waiter, a wake-up a ring.
 func TestFullRingSenderDrainsItsOwnRings(t *testing.T) {
-	g := openGroup(t, "stalldrain", 1, 1)
+	g := stallWithAFrameWaiting(t, "stalldrain", nil)
+	if err := checkFrame(recvFrame(g.inbox(0), 10*time.Second), 1, 7, 3000); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFullRingSenderTakesItsFramesDirect: a sending rank that waits for
+// room, and whose frame named its inbox (transport.Frame.SetSender),
+// takes the frames its own rings hold for it straight into its posted
+// receives (Inbox.OfferDirect), one copy, as its own poll would; without
+// that (TestFullRingSenderDrainsItsOwnRings) they are queued.
+func TestFullRingSenderTakesItsFramesDirect(t *testing.T) {
+	var took []int32
+	g := stallWithAFrameWaiting(t, "stalldirect", func(mine *transport.Inbox) {
+		mine.SetDirect(func(h *transport.Header, payload []byte) bool {
+			if !bytes.Equal(payload, pattern(int(h.Tag), int(h.Size))) {
+				t.Errorf("frame %d offered with a wrong payload", h.Tag)
+			}
+			took = append(took, h.Tag)
+			return true
+		})
+	})
+	if !slices.Equal(took, []int32{7}) || !g.inbox(0).Empty() {
+		t.Fatalf("frames taken straight %v, queue empty %v: want [7] and nothing queued", took, g.inbox(0).Empty())
+	}
+}
+
+// stallWithAFrameWaiting opens two processes of one rank each and, once
+// the first's waiter has parked (nobody sleeps on rank 0's inbox, so
+// nothing wakes it), has rank 1 send rank 0 a frame (tag 7, 3000 bytes)
+// and runs one step of a full-ring wait of the first process's: with rank
+// 0's inbox as the waiting rank's when direct is set, which it sets up
+// first, and with none when it is nil. It fails if the step left the
+// frame in the ring.
+func stallWithAFrameWaiting(t *testing.T, job string, direct func(mine *transport.Inbox)) *group {
+	t.Helper()
+	g := openGroup(t, job, 1, 1)
 	tr, pr := g.trs[0], g.peerOf(t, 0, 1)
 	in := tr.in[1]
-	// The receiving process's waiter is parked, and nobody sleeps on the
-	// inbox, so nothing wakes it for what comes next.
+	var w stallWait
+	if direct != nil {
+		w.mine = g.inbox(0)
+		direct(w.mine)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for tr.own.u32(offParked).Load() == parkedNot {
 		if time.Now().After(deadline) {
@@ -726,55 +765,13 @@ func TestFullRingSenderDrainsItsOwnRings(t *testing.T) {
 	if in.tail.Load() == in.head.Load() {
 		t.Fatal("the frame is not in the ring")
 	}
-	var w stallWait
 	if err := tr.stall(pr, &w); err != nil {
 		t.Fatal(err)
 	}
 	if in.tail.Load() != in.head.Load() {
 		t.Fatal("a step of a send waiting for room left the sender's own ring undrained")
 	}
-	if err := checkFrame(recvFrame(g.inbox(0), 10*time.Second), 1, 7, 3000); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestFullRingSenderTakesItsFramesDirect: a sending rank that waits for
-// room, and whose frame named its inbox (transport.Frame.SetSender),
-// takes the frames its own rings hold for it straight into its posted
-// receives (Inbox.OfferDirect), one copy, as its own poll would; without
-// that (TestFullRingSenderDrainsItsOwnRings) they are queued.
-func TestFullRingSenderTakesItsFramesDirect(t *testing.T) {
-	g := openGroup(t, "stalldirect", 1, 1)
-	tr, pr := g.trs[0], g.peerOf(t, 0, 1)
-	var took []int32
-	mine := g.inbox(0)
-	mine.SetDirect(func(h *transport.Header, payload []byte) bool {
-		if !bytes.Equal(payload, pattern(int(h.Tag), int(h.Size))) {
-			t.Errorf("frame %d offered with a wrong payload", h.Tag)
-		}
-		took = append(took, h.Tag)
-		return true
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for tr.own.u32(offParked).Load() == parkedNot { // see TestFullRingSenderDrainsItsOwnRings
-		if time.Now().After(deadline) {
-			t.Fatal("the waiter never parked")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	if err := g.trs[1].Send(dataFrame(1, 0, 7, pattern(7, 3000))); err != nil {
-		t.Fatal(err)
-	}
-	w := stallWait{mine: mine}
-	if err := tr.stall(pr, &w); err != nil {
-		t.Fatal(err)
-	}
-	if in := tr.in[1]; in.tail.Load() != in.head.Load() {
-		t.Fatal("a step of a send waiting for room left the sender's own ring undrained")
-	}
-	if !slices.Equal(took, []int32{7}) || !mine.Empty() {
-		t.Fatalf("frames taken straight %v, queue empty %v: want [7] and nothing queued", took, mine.Empty())
-	}
+	return g
 }
 
 // TestSendCopiesPayload: the transport.SendCopier promise the MPI engine
