@@ -113,14 +113,15 @@ type DirectFunc func(h *Header, payload []byte) bool
 func (ib *Inbox) SetDirect(fn DirectFunc) { ib.direct = fn }
 
 // Direct reports whether a Poller, inside Poll(ib) on the owner's
-// goroutine, may offer frames for ib to OfferDirect: the owner registered
-// a DirectFunc and nothing is queued, so a frame taken now overtakes none
-// that arrived before it.
+// goroutine (or a transport inside a Send of the owner's whose frame
+// names ib: Frame.SetSender), may offer frames for ib to OfferDirect: the
+// owner registered a DirectFunc and nothing is queued, so a frame taken
+// now overtakes none that arrived before it.
 func (ib *Inbox) Direct() bool { return ib.direct != nil && ib.taken.empty(&ib.pushed) }
 
 // OfferDirect hands the owner's DirectFunc a frame a Poller found for ib,
-// inside Poll(ib) and only while Direct holds; it reports whether the
-// owner took it.
+// on the owner's goroutine as Direct says and only while Direct holds; it
+// reports whether the owner took it.
 func (ib *Inbox) OfferDirect(h *Header, payload []byte) bool { return ib.direct(h, payload) }
 
 // AddHandoff registers a source whose pending frames end a spin. Call
