@@ -209,6 +209,7 @@ func (g *bulkGate) meet(r *rank, op bulkOp, ready bool) bool {
 			g.fallBack(r.w, s) // a frame the message path would deal with
 			continue
 		case st == gateComputing && !r.inbox.Empty():
+			r.inbox.Yielding()
 			runtime.Gosched() // Park would return at once for the frame
 			continue
 		}

@@ -295,13 +295,35 @@ type virtualClock struct {
 	sentPub atomic.Int64
 }
 
-// attach is called by newWorld so the report can read the rank's counters.
+// attach is called by newWorld so the report can read the rank's
+// counters, once the world's hosted ranks are known. A process's only
+// rank keeps its thread between bursts (pin).
 func (c *virtualClock) attach(r *rank) {
 	c.r = r
 	r.w.pollCost = max(c.v.target.Machine().Overhead.A, minPollCost)
+	if len(r.w.ranks) == 1 {
+		c.pin(r.inbox)
+	}
 }
 
-// abandon is called when the rank's goroutine dies mid-burst.
+// pin has the rank's meter keep its goroutine on one thread between
+// bursts (vtime.Pinner), so that a short burst costs one system call
+// instead of two, and lets go of it whenever the rank yields or sleeps in a wait
+// (ib.SetOnYield): only where the process hosts no other rank, which would
+// wait for the compute slot the meter keeps.
+func (c *virtualClock) pin(ib *transport.Inbox) {
+	m := c.m.Meter()
+	if t, ok := m.(*burstTap); ok {
+		m = t.Meter
+	}
+	if p, ok := m.(vtime.Pinner); ok {
+		ib.SetOnYield(p.Pin())
+	}
+}
+
+// abandon is called as the rank's goroutine exits: one that dies
+// mid-burst gives back what its meter holds, and so does a pinned one
+// after its last burst.
 func (c *virtualClock) abandon() { c.m.Abandon() }
 
 func (c *virtualClock) SimStart() {

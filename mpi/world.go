@@ -401,11 +401,13 @@ func (r *rank) exit() {
 	} else if q := r.w.agent; q != nil {
 		q.poke()
 	}
+	if a, ok := r.clock.(interface{ abandon() }); ok {
+		// A rank dying mid-burst gives back its CPU slot, as a pinned
+		// one does after its last (virtualClock.pin).
+		a.abandon()
+	}
 	if r.returned {
 		return
-	}
-	if a, ok := r.clock.(interface{ abandon() }); ok {
-		a.abandon() // a rank dying mid-burst gives back its CPU slot
 	}
 	if p := recover(); p != nil {
 		r.w.fail(&RankError{Rank: r.id, Err: fmt.Errorf("%v\n%s", p, debug.Stack()), Panic: true})

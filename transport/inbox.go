@@ -61,6 +61,7 @@ type Inbox struct {
 	pollers  []Poller
 	handoffs []Handoff
 	spin     Spin
+	onYield  func()
 
 	// The owner's.
 	taken mpscList
@@ -96,6 +97,27 @@ func NewSpinGroup(ranks, procs int) *SpinGroup {
 
 // Leave removes a rank that has finished from the awake count.
 func (g *SpinGroup) Leave() { g.awake.Add(-1) }
+
+// SetOnYield has the owner call fn whenever it is about to give up its
+// processor while it waits: before each yield of a spin and before it
+// sleeps (before the final poll, whose SleepWatchers may wait themselves),
+// in the inbox's waits and, through Yielding, in the transports'.
+// A virtual rank's meter that keeps its goroutine locked to a thread
+// between bursts (vtime.Pinner) lets go of it there: a locked goroutine
+// that yields or sleeps hands its processor to another thread, a context
+// switch each time. fn runs on the owner's goroutine. Call before the
+// owner starts.
+func (ib *Inbox) SetOnYield(fn func()) { ib.onYield = fn }
+
+// Yielding is for a transport that makes the owner yield or sleep in a
+// wait of its own (a sender waiting for room in a ring): it calls the
+// function SetOnYield installed, if any (none for a nil inbox). Only the
+// owner may call it.
+func (ib *Inbox) Yielding() {
+	if ib != nil && ib.onYield != nil {
+		ib.onYield()
+	}
+}
 
 // SetSpinGroup makes the inbox part of g. Call before the owner starts.
 func (ib *Inbox) SetSpinGroup(g *SpinGroup) { ib.group = g }
@@ -337,6 +359,7 @@ func (ib *Inbox) spinChecks(spin Spin, ready func() bool) bool {
 			// Let the runtime poll the network and run the bystander's
 			// goroutine, then spin on: a timer nap, which leaves the
 			// processor idle, and an idle processor polls the network.
+			ib.Yielding()
 			time.Sleep(bystanderNap)
 			ib.bystanderNaps++
 		}
@@ -347,6 +370,7 @@ func (ib *Inbox) spinChecks(spin Spin, ready func() bool) bool {
 			if ib.crowded() || i >= spin.Checks && (spin.For == 0 || time.Since(start) > spin.For) {
 				return false
 			}
+			ib.Yielding()
 			runtime.Gosched()
 		} else if len(ib.pollers) > 0 && ib.poll() {
 			return true
@@ -416,6 +440,7 @@ func (ib *Inbox) Sleep(ready func() bool) { ib.sleep(ready, false) }
 // processes already past the collective may arrive).
 func (ib *Inbox) WaitFor(ready func() bool) {
 	for !ready() {
+		ib.Yielding() // before the pollers' own waits (SleepWatcher)
 		ib.naps.Add(1)
 		ib.sleeping.Store(true)
 		polled := len(ib.pollers) > 0
@@ -469,6 +494,7 @@ func (ib *Inbox) sleep(ready func() bool, spin bool) {
 	if spin && ib.spinWait(ready) {
 		return
 	}
+	ib.Yielding() // before the pollers' own waits (SleepWatcher)
 	ib.naps.Add(1)
 	ib.sleeping.Store(true)
 	polled := len(ib.pollers) > 0

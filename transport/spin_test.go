@@ -189,3 +189,53 @@ func TestSpinNapsForBystander(t *testing.T) {
 	}
 	ib.Next().Free()
 }
+
+// TestInboxCallsOnYieldBeforeGivingUpItsProcessor: the owner calls the
+// SetOnYield function before each yield of its spin and before it sleeps
+// (already when Asleep first reports it, so before the final poll), in
+// Park, Sleep and WaitFor, and not when a frame is there at once; Yielding
+// on a nil inbox does nothing.
+func TestInboxCallsOnYieldBeforeGivingUpItsProcessor(t *testing.T) {
+	ib := NewInbox()
+	var yields atomic.Int64
+	ib.SetOnYield(func() { yields.Add(1) })
+
+	ib.Deliver(NewFrame())
+	ib.Park(func() bool { return false })
+	if n := yields.Load(); n != 0 {
+		t.Fatalf("Park with a frame queued yielded %d times, want 0", n)
+	}
+	ib.Next().Free()
+
+	ib.SetSpin(Spin{Checks: 1, For: time.Hour})
+	done := parkAsync(ib)
+	deadline := time.Now().Add(10 * time.Second)
+	for yields.Load() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("a spin of an hour yielded its processor without calling the hook")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ib.Deliver(NewFrame())
+	waitDone(t, done, "a frame during the spin")
+	ib.Next().Free()
+
+	for name, wait := range map[string]func(){
+		"Sleep":   func() { ib.Sleep(func() bool { return false }) },
+		"WaitFor": func() { ib.WaitFor(func() bool { return !ib.Empty() }) },
+	} {
+		yields.Store(0)
+		done := make(chan struct{})
+		go func() { wait(); close(done) }()
+		waitAsleep(t, ib, name)
+		if n := yields.Load(); n != 1 {
+			t.Fatalf("%s: asleep after %d calls of the hook, want 1", name, n)
+		}
+		ib.Deliver(NewFrame())
+		waitDone(t, done, name)
+		ib.Next().Free()
+	}
+
+	var none *Inbox
+	none.Yielding()
+}

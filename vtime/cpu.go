@@ -17,7 +17,8 @@ type Meter interface {
 	End() float64
 	// Peek is the length of the burst in progress, in seconds.
 	Peek() float64
-	// Abandon releases what Begin took, for a rank that dies mid-burst.
+	// Abandon releases what Begin took, for a rank that dies mid-burst
+	// or has ended.
 	Abandon()
 	// Running is the length of the burst in progress in seconds as
 	// another goroutine sees it (0 when it cannot tell); safe to call from
@@ -31,7 +32,8 @@ type Meter interface {
 // it to its thread and End unlocks it. So that P ranks do not become P
 // locked threads, at most slots ranks compute at once: Begin takes a slot
 // (waiting while all are busy, which costs no CPU and so is not charged)
-// and End gives it back.
+// and End gives it back. A pinned meter (Pinner) keeps both from one
+// burst to the next.
 //
 // A reading of the clock is a system call, and the part of Begin's that
 // follows its sample and the part of End's that precedes its sample lie
@@ -119,10 +121,37 @@ func (c *ThreadCPU) Slots() int { return cap(c.slots) }
 // Meter returns a meter for one rank; use it from that rank's goroutine.
 func (c *ThreadCPU) Meter() Meter { return &threadMeter{gate: c} }
 
+// Pinner is implemented by meters that can keep their rank's goroutine on
+// one thread, with its compute slot, from one burst to the next
+// (ThreadCPU's).
+type Pinner interface {
+	// Pin makes the meter keep its thread and slot after End, so that the
+	// next Begin on the same thread neither waits for a slot nor asks the
+	// system for the thread's id: its one system call is then the reading
+	// of the thread's clock, and a short burst (End's short path) costs
+	// no other. It returns unpin, which
+	// lets go of both until the next Begin takes them again; unpin does
+	// nothing while a burst is measured.
+	//
+	// A goroutine locked to its thread that yields its processor or
+	// blocks hands the processor to another thread (runtime.LockOSThread),
+	// a context switch each time: the rank's goroutine calls unpin before
+	// it yields or sleeps while it waits (transport.Inbox.SetOnYield).
+	// Pin only the meter of a process's only measured rank: it keeps a
+	// slot, and so the thread, between its bursts, which other ranks would
+	// wait for. Call it before the first Begin, from the rank's goroutine
+	// or before it starts.
+	Pin() (unpin func())
+}
+
 type threadMeter struct {
 	gate *ThreadCPU
 	held bool
-	t1   time.Duration
+	// locked: the meter holds a slot and has locked the goroutine to the
+	// thread whose id is lockedTid. Without pinned it is held.
+	locked, pinned bool
+	lockedTid      int32
+	t1             time.Duration
 	// peeked is the largest length a Peek of the burst in progress
 	// returned: what End charges is never less, so that MPI_Wtime does
 	// not go back.
@@ -142,18 +171,21 @@ type threadMeter struct {
 }
 
 func (m *threadMeter) Begin() {
-	m.gate.slots <- struct{}{}
-	runtime.LockOSThread()
+	if !m.locked {
+		m.gate.slots <- struct{}{}
+		runtime.LockOSThread()
+		m.locked = true
+		// The thread's id before t1: its system call is the
+		// measurement's, not the rank's computation (BenchmarkBurstParts).
+		m.lockedTid = int32(threadID())
+	}
 	m.held = true
-	// The thread's id before t1: its system call is the measurement's,
-	// not the rank's computation (BenchmarkBurstParts).
-	tid := threadID()
 	m.peeked, m.peekedAny = 0, false
 	m.peeks.Store(0)
 	m.bounded.Store(0)
 	m.t1, _ = threadNow()
 	m.w1 = time.Now() // after t1: the wall interval lies within the CPU one
-	m.tid.Store(int32(tid))
+	m.tid.Store(m.lockedTid)
 	m.shared1.Store(int64(m.t1))
 }
 
@@ -228,13 +260,34 @@ func (m *threadMeter) Peek() float64 {
 }
 
 func (m *threadMeter) Abandon() {
-	if m.held {
-		m.release()
+	m.held = false
+	if m.locked {
+		m.unlock()
 	}
 }
 
+// release ends the burst's measurement: the thread and slot go back with
+// it unless the meter is pinned.
 func (m *threadMeter) release() {
 	m.held = false
+	if !m.pinned {
+		m.unlock()
+	}
+}
+
+func (m *threadMeter) unlock() {
+	m.locked = false
 	runtime.UnlockOSThread()
 	<-m.gate.slots
+}
+
+func (m *threadMeter) Pin() (unpin func()) {
+	m.pinned = true
+	return m.unpin
+}
+
+func (m *threadMeter) unpin() {
+	if m.locked && !m.held {
+		m.unlock()
+	}
 }

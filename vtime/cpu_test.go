@@ -168,6 +168,69 @@ func TestThreadCPUShortBurstByWallClock(t *testing.T) {
 	}
 }
 
+// TestThreadCPUPinnedMeterKeepsItsThread: a pinned meter (Pinner) keeps
+// its slot and its goroutine's thread from one burst to the next, where an
+// unpinned one gives them back at each End; the next Begin takes no
+// second slot. unpin gives both back between bursts and does nothing
+// within one; the Begin after it takes them again and reads the thread's
+// id anew; Abandon after the last burst gives them back. A pinned meter's
+// burst is charged the CPU time it burnt, as an unpinned one's.
+func TestThreadCPUPinnedMeterKeepsItsThread(t *testing.T) {
+	cpu, err := NewThreadCPU(2)
+	if err != nil {
+		t.Skipf("thread CPU clock unavailable: %v", err)
+	}
+	slots := func() int { return len(cpu.slots) }
+	plain := cpu.Meter().(*threadMeter)
+	plain.Begin()
+	plain.End()
+	if n := slots(); n != 0 || plain.locked {
+		t.Fatalf("after End an unpinned meter holds %d slots (locked %v), want none", n, plain.locked)
+	}
+
+	m := cpu.Meter().(*threadMeter)
+	unpin := m.Pin()
+	m.Begin()
+	m.End()
+	if n := slots(); n != 1 || !m.locked {
+		t.Fatalf("after End a pinned meter holds %d slots (locked %v), want 1", n, m.locked)
+	}
+	m.Begin()
+	if n := slots(); n != 1 {
+		t.Fatalf("a pinned meter's second burst holds %d slots, want 1", n)
+	}
+	if id := threadID(); int32(id) != m.lockedTid || m.tid.Load() != m.lockedTid {
+		t.Fatalf("the burst runs on thread %d, the meter says %d (shared %d)", id, m.lockedTid, m.tid.Load())
+	}
+	start, _ := threadNow()
+	burn(20 * time.Millisecond)
+	end, _ := threadNow()
+	if got, burnt := m.End(), (end - start).Seconds(); got < burnt || got > 1.05*burnt {
+		t.Errorf("a pinned burst that burnt %.4f s was charged %.4f s", burnt, got)
+	}
+
+	m.Begin()
+	unpin()
+	if n := slots(); n != 1 || !m.locked {
+		t.Fatalf("unpin within a burst left %d slots (locked %v), want 1 and locked", n, m.locked)
+	}
+	m.End()
+	unpin()
+	if n := slots(); n != 0 || m.locked {
+		t.Fatalf("unpin between bursts left %d slots (locked %v), want none", n, m.locked)
+	}
+	m.lockedTid = -1 // the next Begin must read it again
+	m.Begin()
+	if n := slots(); n != 1 || int32(threadID()) != m.lockedTid {
+		t.Fatalf("the Begin after unpin holds %d slots, thread %d (meter: %d)", n, threadID(), m.lockedTid)
+	}
+	m.End()
+	m.Abandon()
+	if n := slots(); n != 0 || m.locked {
+		t.Fatalf("Abandon after the last burst left %d slots (locked %v)", n, m.locked)
+	}
+}
+
 // TestThreadCPUBoundsConcurrentBursts: no more than slots ranks are inside
 // a burst at once.
 func TestThreadCPUBoundsConcurrentBursts(t *testing.T) {

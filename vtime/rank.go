@@ -220,7 +220,8 @@ func (r *Rank) EndRecv(size int64) (copied float64) {
 }
 
 // Abandon releases what the meter holds when the rank dies mid-burst (a
-// panic or an aborted job); the rank's times are then meaningless.
+// panic or an aborted job; the rank's times are then meaningless), or
+// after SimEnd, where a pinned meter (Pinner) still holds its thread.
 func (r *Rank) Abandon() {
 	if r.cpu != nil {
 		r.cpu.meter.Abandon()

@@ -302,11 +302,13 @@ func (t *Transport) stall(pr *peer, w *stallWait) error {
 	if w.naps == 0 && (w.spins < 64 || w.spins%64 != 0 || time.Since(w.start) < t.spinFor) {
 		w.spins++
 		if !t.drain(w.mine, false) {
+			w.mine.Yielding()
 			runtime.Gosched()
 		}
 		return nil
 	}
 	w.naps++
+	w.mine.Yielding()
 	t.awaitRoom(pr, w)
 	return nil
 }

@@ -714,6 +714,38 @@ func TestFullRingSenderDrainsItsOwnRings(t *testing.T) {
 	}
 }
 
+// TestFullRingWaitYieldsThroughTheSendersInbox: a step of a full-ring wait
+// that yields its processor, and one that parks for room, first call the
+// waiting rank's inbox's SetOnYield function (where a virtual rank's
+// pinned meter lets go of its thread: vtime.Pinner); a wait without an
+// inbox calls none.
+func TestFullRingWaitYieldsThroughTheSendersInbox(t *testing.T) {
+	g := openGroup(t, "yielding", 1, 1)
+	tr, pr := g.trs[0], g.peerOf(t, 0, 1)
+	yields := 0
+	w := stallWait{mine: g.inbox(0)}
+	w.mine.SetOnYield(func() { yields++ })
+	if err := tr.stall(pr, &w); err != nil {
+		t.Fatal(err)
+	}
+	if yields != 1 || w.spins != 1 {
+		t.Fatalf("a spinning step with nothing to drain called the hook %d times (%d spins), want 1", yields, w.spins)
+	}
+	w.spins, w.start = 64, time.Now().Add(-time.Hour) // past the spin: the next step parks
+	if err := tr.stall(pr, &w); err != nil {
+		t.Fatal(err)
+	}
+	if yields != 2 || w.naps != 1 {
+		t.Fatalf("a parking step left the hook called %d times in all (%d naps), want 2", yields, w.naps)
+	}
+	if err := tr.stall(pr, &stallWait{}); err != nil {
+		t.Fatal(err)
+	}
+	if yields != 2 {
+		t.Fatal("a wait without an inbox called the rank's hook")
+	}
+}
+
 // TestFullRingSenderTakesItsFramesDirect: a sending rank that waits for
 // room, and whose frame named its inbox (transport.Frame.SetSender),
 // takes the frames its own rings hold for it straight into its posted

@@ -140,7 +140,7 @@ func (t *Transport) handleSplit(r *inRing, body []byte) (*transport.Inbox, error
 		}
 		head, err := cmaRead(pid, uintptr(addr), dst[:at])
 		if err == nil {
-			err = t.awaitTail(pr, st)
+			err = t.awaitTail(pr, st, ib)
 		}
 		if err == nil && st.failed {
 			var n int
@@ -160,7 +160,7 @@ func (t *Transport) handleSplit(r *inRing, body []byte) (*transport.Inbox, error
 	f.Borrow(func() {
 		// However the frame ends, the sender's write into the receive
 		// buffer is over before the receive is.
-		t.awaitTail(pr, st)
+		t.awaitTail(pr, st, nil)
 		t.complete(pr, tok)
 	})
 	ib.Deliver(f)
@@ -195,8 +195,10 @@ func (t *Transport) handleSplitDone(r *inRing, body []byte) error {
 // is written. The record is behind the descriptor in the same ring, and
 // the sender writes it as soon as its copy (about as long as the
 // receiver's) returns, so the wait polls the rings itself; it ends with
-// an error if the sender's process goes away.
-func (t *Transport) awaitTail(pr *peer, st *splitState) error {
+// an error if the sender's process goes away. ib is the waiting rank's
+// inbox, nil where the goroutine that waits may not be its owner (a
+// frame's release): its Yielding runs before each yield.
+func (t *Transport) awaitTail(pr *peer, st *splitState, ib *transport.Inbox) error {
 	for i := 0; !st.done.Load(); i++ {
 		if t.closing.Load() {
 			return errClosed
@@ -208,6 +210,7 @@ func (t *Transport) awaitTail(pr *peer, st *splitState) error {
 		if i%64 == 63 && !pr.seg.alive() {
 			return errPeerGone
 		}
+		ib.Yielding()
 		runtime.Gosched()
 	}
 	return nil
