@@ -16,9 +16,13 @@ import "iter"
 // thread). The runtime also requires the lock state at every switch to be
 // the one the coroutine was created in (it aborts the process otherwise),
 // so every run of a schedule, its creation included, happens inside the
-// engine's bracket (eventClock.EnterEngine), where the virtual clock holds
-// no lock. That also keeps its local work (copies, reductions) from being
-// measured as the application's computation. An application that locks or
+// engine's bracket (eventClock.EnterEngine), where the virtual clock's
+// meter holds no lock, after the rank's inbox is told it is about to hand
+// its processor to another goroutine (transport.Inbox.Yielding): a meter
+// pinned to its thread (vtime.Pinner, a process's only rank) keeps its
+// lock inside the bracket too, and lets go of it there. That also keeps
+// the schedule's local work (copies, reductions) from being measured as
+// the application's computation. An application that locks or
 // unlocks its goroutine's thread while a nonblocking collective is
 // outstanding breaks the rule (docs/mpi.md).
 //
@@ -101,11 +105,13 @@ func (c *Comm) nonblocking(fn func(c *Comm) error) (*Request, error) {
 		return nil, errorf(ClassOther, "nonblocking collective started inside a nonblocking collective")
 	}
 	// Inside the engine's bracket the rank's goroutine holds no OS-thread
-	// lock of the virtual clock's (a computation burst holds one), and the
-	// runtime requires every switch to a coroutine to find the lock state
-	// it was created with: so it is created, and always resumed, there.
+	// lock of the virtual clock's (a computation burst holds one; a
+	// pinned meter lets go of its own at Yielding), and the runtime
+	// requires every switch to a coroutine to find the lock state it was
+	// created with: so it is created, and always resumed, there.
 	r.clock.EnterEngine()
 	defer r.clock.LeaveEngine()
+	r.inbox.Yielding()
 	s := &schedule{tag: c.nextNBCTag()}
 	s.req = &Request{r: r, comm: c, kind: reqColl}
 	s.next, _ = iter.Pull(func(yield func([]*Request) bool) {
@@ -126,6 +132,7 @@ func (c *Comm) nonblocking(fn func(c *Comm) error) (*Request, error) {
 func (r *rank) resume(s *schedule) {
 	s.step = nil
 	r.nbc.cur = s
+	r.inbox.Yielding() // a switch to the coroutine: no thread lock (above)
 	step, ok := s.next()
 	r.nbc.cur = nil
 	if ok {

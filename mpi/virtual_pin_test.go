@@ -65,3 +65,40 @@ func TestVirtualOnlyRankPinsItsMeter(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualPinnedRankUnpinsBeforeCoroutines: a pinned meter keeps its
+// thread lock inside MPI calls too, and the runtime aborts a switch to a
+// coroutine made in another lock state than the coroutine's creation; so
+// a nonblocking collective's start, before it makes the schedule's
+// coroutine, and every resume of the schedule let go of the thread
+// (between processes, where the lock is real:
+// TestNonblockingCollectivesAcrossProcesses in cmd/gompirun).
+func TestVirtualPinnedRankUnpinsBeforeCoroutines(t *testing.T) {
+	v, err := NewVirtual(contendedMachine(), 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m *pinMeter
+	v.newMeter = func(int) vtime.Meter {
+		m = &pinMeter{scriptedMeter: scriptedMeter{burst: 1e-6, bursts: new(int)}}
+		return m
+	}
+	err = v.Run(func(c *Comm) error {
+		before := m.unpins
+		q, err := c.Ibarrier()
+		if err != nil {
+			return err
+		}
+		if got := m.unpins - before; got < 2 {
+			t.Errorf("Ibarrier let go of the thread %d times; want once before making its coroutine and once before resuming it", got)
+		}
+		_, err = q.Wait()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.pins != 1 {
+		t.Fatalf("meter pinned %d times, want 1", m.pins)
+	}
+}

@@ -101,7 +101,10 @@ func (g *SpinGroup) Leave() { g.awake.Add(-1) }
 // SetOnYield has the owner call fn whenever it is about to give up its
 // processor while it waits: before each yield of a spin and before it
 // sleeps (before the final poll, whose SleepWatchers may wait themselves),
-// in the inbox's waits and, through Yielding, in the transports'.
+// in the inbox's waits and, through Yielding, in the transports' and
+// before the owner switches to a coroutine (mpi's nonblocking
+// collectives: the runtime requires the thread-lock state of a
+// coroutine's creation at every switch).
 // A virtual rank's meter that keeps its goroutine locked to a thread
 // between bursts (vtime.Pinner) lets go of it there: a locked goroutine
 // that yields or sleeps hands its processor to another thread, a context
@@ -110,9 +113,10 @@ func (g *SpinGroup) Leave() { g.awake.Add(-1) }
 func (ib *Inbox) SetOnYield(fn func()) { ib.onYield = fn }
 
 // Yielding is for a transport that makes the owner yield or sleep in a
-// wait of its own (a sender waiting for room in a ring): it calls the
-// function SetOnYield installed, if any (none for a nil inbox). Only the
-// owner may call it.
+// wait of its own (a sender waiting for room in a ring), and for an owner
+// about to hand its processor to a coroutine: it calls the function
+// SetOnYield installed, if any (none for a nil inbox). Only the owner may
+// call it.
 func (ib *Inbox) Yielding() {
 	if ib != nil && ib.onYield != nil {
 		ib.onYield()

@@ -145,13 +145,17 @@ func TestBcastTruncationAcrossProcesses(t *testing.T) {
 // TestNonblockingCollectivesAcrossProcesses: nonblocking collectives and
 // an Idup outstanding together, progressed by a blocked Recv, over shared
 // memory and TCP, with several ranks per process, and predicted (virtual
-// ranks over two processes, computation measured).
+// ranks over two processes, computation measured; with one rank a
+// process, whose meter keeps its thread locked between bursts, and the
+// runtime aborts a coroutine switch in another lock state than the
+// coroutine's creation).
 func TestNonblockingCollectivesAcrossProcesses(t *testing.T) {
 	for _, env := range [][]string{nil, tcp} {
 		wantRing(t, gorun(t, env, "-np", "4", "-timeout", "20s", jobProg, "-mode", "nbc"), 4)
 	}
 	wantRing(t, gorun(t, nil, "-np", "2", "-ranks", "5", "-timeout", "20s", jobProg, "-mode", "nbc"), 5)
 	wantRing(t, gorun(t, nil, "-np", "2", "-virtual", "6", "-timeout", "20s", jobProg, "-mode", "nbc"), 6)
+	wantRing(t, gorun(t, nil, "-np", "2", "-virtual", "2", "-timeout", "20s", jobProg, "-mode", "nbc"), 2)
 }
 
 // TestNonblockingCollectivesRepeatableAcrossProcesses: the prediction of
