@@ -136,7 +136,9 @@ type Pinner interface {
 	// A goroutine locked to its thread that yields its processor or
 	// blocks hands the processor to another thread (runtime.LockOSThread),
 	// a context switch each time: the rank's goroutine calls unpin before
-	// it yields or sleeps while it waits (transport.Inbox.SetOnYield).
+	// it yields or sleeps while it waits (transport.Inbox.SetOnYield), and
+	// before it switches to a coroutine, which the runtime requires to
+	// find the thread-lock state it was made in.
 	// Pin only the meter of a process's only measured rank: it keeps a
 	// slot, and so the thread, between its bursts, which other ranks would
 	// wait for. Call it before the first Begin, from the rank's goroutine
