@@ -82,7 +82,8 @@ func echoChild(role string) error {
 		if _, err := f.ReadPayload(user); err != nil {
 			return err
 		}
-		e := &transport.Frame{Header: f.Header}
+		e := transport.NewFrame() // pooled, as the engine's
+		e.Header = f.Header
 		f.Free()
 		e.Src, e.Dst = 1, 0
 		var released atomic.Bool
@@ -90,7 +91,7 @@ func echoChild(role string) error {
 			e.Payload = user
 			e.Borrow(func() { released.Store(true); ib.Kick() })
 		} else {
-			e.Payload = append([]byte(nil), user...)
+			e.CopyPayload(user)
 			released.Store(true)
 		}
 		if err := tr.Send(e); err != nil {
