@@ -92,6 +92,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	w.countCross = w.agent != nil || pg != nil
 	w.out = part.Routes
 	w.copier = part.Routes
+	w.small = part.Routes
 	w.overTCP = part.OverTCP()
 	stopProfile, err := startProfile(env.Proc) // profile.go
 	if err != nil {

@@ -141,6 +141,9 @@ func Send[T Numeric](c *Comm, buf []T, dest, tag int) error {
 		return errorf(ClassComm, "null communicator")
 	}
 	c.enter(callSend, dest, tag)
+	if sent, err := c.sendSmall(asBytes(buf), dest, tag); sent {
+		return err // p2p_small.go: nothing to leave, note or bracket in real mode
+	}
 	defer c.leave()
 	noteBytes(c, buf)
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces

@@ -75,6 +75,27 @@ func (c *countingRoute) CopiesOnSend(dst int) bool {
 	return ok && sc.CopiesOnSend(dst)
 }
 
+// SendSmall implements transport.SmallSender: as the route it counts
+// for, counting what it sends.
+func (c *countingRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
+	ss, ok := c.tr.(transport.SmallSender)
+	if !ok {
+		return false, nil
+	}
+	// Counted before it may arrive, as Send counts: a count of frames
+	// received above the count sent would read as nothing in flight.
+	var r *rank
+	if i := int(h.Src) - c.w.base; i >= 0 && i < len(c.w.ranks) {
+		r = c.w.ranks[i]
+		r.xout.Add(1)
+	}
+	sent, err := ss.SendSmall(h, p)
+	if !sent && r != nil {
+		r.xout.Add(-1) // a frame in flight that is not, for a moment: no harm
+	}
+	return sent, err
+}
+
 // countRoutes wraps every route of t other than local.
 func countRoutes(w *world, t *transport.Table, local transport.Transport) {
 	wrapped := map[transport.Transport]transport.Transport{}

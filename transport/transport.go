@@ -23,6 +23,19 @@ type SendCopier interface {
 	CopiesOnSend(dst int) bool
 }
 
+// SmallSender is an optional extension of Transport: the shortest path of
+// a small eager message, for an engine's blocking send. SendSmall sends an
+// eager DATA with header h (Kind Data, Size len(p)) and payload p as Send
+// would a Frame holding them, but without one: it copies p before it
+// returns and keeps nothing. It reports whether it sent; false with a nil
+// error means only that this route cannot take the message that way now
+// (the destination is in this process or reached otherwise, the payload
+// is too long, earlier frames are still on their way), and the caller
+// sends a Frame instead, in order behind everything SendSmall sent.
+type SmallSender interface {
+	SendSmall(h Header, p []byte) (sent bool, err error)
+}
+
 // Table routes each frame by destination world rank to the transport chosen
 // for that pair. It is itself a Transport.
 type Table struct {
@@ -46,6 +59,19 @@ func (t *Table) CopiesOnSend(dst int) bool {
 	}
 	c, ok := t.Routes[dst].(SendCopier)
 	return ok && c.CopiesOnSend(dst)
+}
+
+// SendSmall implements SmallSender: through the route to h.Dst, where that
+// route does.
+func (t *Table) SendSmall(h Header, p []byte) (bool, error) {
+	d := int(h.Dst)
+	if d < 0 || d >= len(t.Routes) {
+		return false, nil
+	}
+	if s, ok := t.Routes[d].(SmallSender); ok {
+		return s.SendSmall(h, p)
+	}
+	return false, nil
 }
 
 // Close closes every distinct transport in the table once.

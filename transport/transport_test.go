@@ -240,3 +240,40 @@ type fakeTransport struct{ ib *Inbox }
 
 func (f *fakeTransport) Send(fr *Frame) error { f.ib.Deliver(fr); return nil }
 func (f *fakeTransport) Close() error         { return nil }
+
+// smallRoute is a SmallSender that takes what its accept says.
+type smallRoute struct {
+	fakeTransport
+	accept bool
+	got    []Header
+}
+
+func (s *smallRoute) SendSmall(h Header, p []byte) (bool, error) {
+	if !s.accept {
+		return false, nil
+	}
+	s.got = append(s.got, h)
+	return true, nil
+}
+
+// TestTableSendSmall: the table hands a small send to the route of its
+// destination when that route is a SmallSender, and declines it (sending
+// nothing) for routes that are not, ranks it has no route to, and what
+// the route itself declines.
+func TestTableSendSmall(t *testing.T) {
+	yes, no := &smallRoute{accept: true}, &smallRoute{}
+	plain := &fakeTransport{ib: NewInbox()}
+	tab := &Table{Routes: []Transport{yes, no, plain, nil}}
+	for dst, want := range []bool{true, false, false, false, false} {
+		sent, err := tab.SendSmall(Header{Kind: Data, Dst: int32(dst), Size: 1}, []byte{7})
+		if sent != want || err != nil {
+			t.Errorf("to rank %d: sent %v, err %v; want %v", dst, sent, err, want)
+		}
+	}
+	if sent, _ := tab.SendSmall(Header{Kind: Data, Dst: -1}, nil); sent {
+		t.Error("sent to rank -1")
+	}
+	if len(yes.got) != 1 || yes.got[0].Dst != 0 || len(no.got) != 0 || plain.ib.Next() != nil {
+		t.Errorf("routes got %v and %v", yes.got, no.got)
+	}
+}

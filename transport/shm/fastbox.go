@@ -53,7 +53,8 @@ const (
 
 // fastboxCells is how many cells a ring of ringSize data bytes has: one
 // per 64 KiB, at most 8 (rings of 512 KiB), at least one: the cells take a
-// 512th of a ring of 64 KiB or more, and a 64th of one of 8 KiB.
+// 512th of a ring of 64 KiB or more, and a 64th of one of 8 KiB. Ring
+// sizes are powers of two, and so is the count of cells.
 func fastboxCells(ringSize uint64) int {
 	return int(min(maxCells, max(1, ringSize/(64<<10))))
 }
@@ -62,12 +63,15 @@ func fastboxCells(ringSize uint64) int {
 type fastboxView struct {
 	head *atomic.Uint64 // cells the consumer took
 	mem  []byte
+	last uint64 // the count of cells less one: a mask, as the count is a power of two
 }
 
-func (v *fastboxView) n() uint64 { return uint64(len(v.mem) / cellSize) }
+func (v *fastboxView) n() uint64 { return v.last + 1 }
 
+// cell returns cell i modulo the count: by the mask, since a division on
+// every poll of an idle ring showed in profiles.
 func (v *fastboxView) cell(i uint64) []byte {
-	off := (i % v.n()) * cellSize
+	off := (i & v.last) * cellSize
 	return v.mem[off : off+cellSize : off+cellSize]
 }
 
@@ -76,10 +80,35 @@ func stampOf(cell []byte) *atomic.Uint32 { return (*atomic.Uint32)(unsafe.Pointe
 // putCell writes f into the next cell if f fits one, the ring is empty and
 // a cell is free, and reports whether it did. The caller holds r.mu.
 func (r *outRing) putCell(f *transport.Frame) bool {
-	short := shortFits(f)
-	if !short && len(f.Payload) > cellPayload {
+	if shortFits(&f.Header, len(f.Payload)) {
+		return r.putShortCell(&f.Header, f.Payload)
+	}
+	if len(f.Payload) > cellPayload || !r.cellFree() {
 		return false
 	}
+	c := r.cells.cell(r.cellNext)
+	transport.EncodeHeader(c[cellStamp:], &f.Header)
+	copy(c[cellStamp+transport.HeaderSize:], f.Payload)
+	r.stamp(c)
+	return true
+}
+
+// putShortCell is putCell for an eager DATA with header h and payload p
+// that shortFits: it goes with a short header. The caller holds r.mu.
+func (r *outRing) putShortCell(h *transport.Header, p []byte) bool {
+	if !r.cellFree() {
+		return false
+	}
+	c := r.cells.cell(r.cellNext)
+	putShortHeader(c[cellStamp:], h, len(p))
+	copy(c[cellStamp+shortHeader:], p)
+	r.stamp(c)
+	return true
+}
+
+// cellFree reports whether a frame may go into the next cell: the ring is
+// empty (every record published was consumed) and a cell is free.
+func (r *outRing) cellFree() bool {
 	if r.pos != r.seenHead {
 		if r.seenHead = r.head.Load(); r.pos != r.seenHead {
 			return false
@@ -90,38 +119,36 @@ func (r *outRing) putCell(f *transport.Frame) bool {
 			return false
 		}
 	}
-	c := r.cells.cell(r.cellNext)
-	if short {
-		putShortHeader(c[cellStamp:], f)
-		copy(c[cellStamp+shortHeader:], f.Payload)
-	} else {
-		transport.EncodeHeader(c[cellStamp:], &f.Header)
-		copy(c[cellStamp+transport.HeaderSize:], f.Payload)
-	}
-	r.cellNext++
-	stampOf(c).Store(uint32(r.cellNext))
 	return true
 }
 
-// shortFits reports whether f goes into a cell with a short header: an
-// eager DATA whose header says nothing a short one drops.
-func shortFits(f *transport.Frame) bool {
-	return f.Kind == transport.Data && f.Flags == 0 && f.RecvID == 0 && f.Arrival == 0 &&
-		f.Size == int64(len(f.Payload)) && len(f.Payload) <= shortMax
+// stamp publishes filled cell c, the next one.
+func (r *outRing) stamp(c []byte) {
+	r.cellNext++
+	stampOf(c).Store(uint32(r.cellNext))
 }
 
-func putShortHeader(b []byte, f *transport.Frame) {
+// shortFits reports whether an eager DATA with header h and n payload
+// bytes goes into a cell with a short header: its header says nothing a
+// short one drops.
+func shortFits(h *transport.Header, n int) bool {
+	return h.Kind == transport.Data && h.Flags == 0 && h.RecvID == 0 && h.Arrival == 0 &&
+		h.Size == int64(n) && n <= shortMax
+}
+
+// putShortHeader writes the short header of h, for n payload bytes.
+func putShortHeader(b []byte, h *transport.Header, n int) {
 	_ = b[shortHeader-1]
 	le := binary.LittleEndian
-	b[0] = byte(f.Kind) | shortKind
-	b[1] = f.Flags
-	b[2] = byte(len(f.Payload))
+	b[0] = byte(h.Kind) | shortKind
+	b[1] = h.Flags
+	b[2] = byte(n)
 	b[3] = 0
-	le.PutUint32(b[4:], f.Context)
-	le.PutUint32(b[8:], uint32(f.Src))
-	le.PutUint32(b[12:], uint32(f.Dst))
-	le.PutUint32(b[16:], uint32(f.Tag))
-	le.PutUint64(b[20:], f.SendID)
+	le.PutUint32(b[4:], h.Context)
+	le.PutUint32(b[8:], uint32(h.Src))
+	le.PutUint32(b[12:], uint32(h.Dst))
+	le.PutUint32(b[16:], uint32(h.Tag))
+	le.PutUint64(b[20:], h.SendID)
 }
 
 // decodeShortHeader decodes a cell's short header into h and returns the

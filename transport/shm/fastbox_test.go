@@ -134,13 +134,13 @@ func TestCorruptFastbox(t *testing.T) {
 		},
 		"short size": func(r *inRing) {
 			c := r.cells.cell(0)
-			putShortHeader(c[cellStamp:], dataFrame(0, 1, 0, nil))
+			putShortHeader(c[cellStamp:], &dataFrame(0, 1, 0, nil).Header, 0)
 			c[cellStamp+2] = shortMax + 1
 			stampOf(c).Store(1)
 		},
 		"short kind": func(r *inRing) {
 			c := r.cells.cell(0)
-			putShortHeader(c[cellStamp:], dataFrame(0, 1, 0, nil))
+			putShortHeader(c[cellStamp:], &dataFrame(0, 1, 0, nil).Header, 0)
 			c[cellStamp] = byte(transport.Req) | shortKind
 			stampOf(c).Store(1)
 		},

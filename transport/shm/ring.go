@@ -62,8 +62,8 @@ type ringView struct {
 
 func (s *segment) ring(i int) ringView {
 	b := s.ringBase(i)
-	cells := fastboxCells(s.ringSize) * cellSize
-	d := b + ringCtl + cells
+	ncells := fastboxCells(s.ringSize)
+	d := b + ringCtl + ncells*cellSize
 	return ringView{
 		head:     s.u64(b),
 		tail:     s.u64(b + ringTail),
@@ -73,6 +73,7 @@ func (s *segment) ring(i int) ringView {
 		cells: fastboxView{
 			head: s.u64(b + ringCellHead),
 			mem:  s.mem[b+ringCtl : d : d],
+			last: uint64(ncells - 1),
 		},
 	}
 }

@@ -82,6 +82,33 @@ func (t *Transport) Send(f *transport.Frame) error {
 	return err
 }
 
+// SendSmall implements transport.SmallSender: an eager DATA that would go
+// into a fastbox cell with a short header goes there the same way, without
+// a Frame. It declines (false, nil) what Send would send otherwise, and
+// anything Send must do first: a destination in this process or not yet
+// attached, control records to flush, a cut ring; Send then reports any
+// error.
+func (t *Transport) SendSmall(h transport.Header, p []byte) (bool, error) {
+	if !shortFits(&h, len(p)) {
+		return false, nil
+	}
+	i := t.procOf(int(h.Dst))
+	if i < 0 || i == t.cfg.LocalProc || t.closing.Load() {
+		return false, nil
+	}
+	pr := t.peers[i].Load()
+	if pr == nil {
+		return false, nil
+	}
+	pr.out.mu.Lock()
+	sent := pr.out.cut == nil && pr.nctrl.Load() == 0 && pr.out.putShortCell(&h, p)
+	if sent {
+		notify(pr)
+	}
+	pr.out.mu.Unlock()
+	return sent, nil
+}
+
 // CopiesOnSend implements transport.SendCopier: a frame for another
 // process's rank that owns its payload is written into the ring (or its
 // cells) before Send returns, in chunks if it is larger than a record;

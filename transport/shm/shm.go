@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -313,7 +312,15 @@ func (t *Transport) keepErr(err error) {
 // procOf returns the local process hosting world rank d, or -1.
 func (t *Transport) procOf(d int) int {
 	ps := t.cfg.Procs
-	i := sort.Search(len(ps), func(i int) bool { return ps[i].Base+ps[i].N > d })
+	// sort.Search's, without its function value: every send asks.
+	i, j := 0, len(ps)
+	for i < j {
+		if m := int(uint(i+j) >> 1); ps[m].Base+ps[m].N > d {
+			j = m
+		} else {
+			i = m + 1
+		}
+	}
 	if i == len(ps) || d < ps[i].Base {
 		return -1
 	}

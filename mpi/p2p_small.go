@@ -1,0 +1,67 @@
+package mpi
+
+import (
+	"strconv"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// The short path of a small blocking Send in real mode. An eager send of
+// a few bytes to a rank of another process through shared memory is, in
+// the end, a header and the payload written into one fastbox cell; the
+// general path (startSend) wraps that in a request, a frame from the pool,
+// the clock's event points and three layers of routing, which together
+// cost more than the cell's crossing between cores (docs/gompirun.md,
+// BENCHMARKS). sendSmall writes the cell from the call's arguments
+// (transport.SmallSender) and completes the call; whatever it declines
+// takes the general path, which also reports every error. On the other
+// side, waitReal is the wait for one request of a real rank: Algorithm 1's
+// loop alone, without the event points, marks and folds that virtual time
+// and the trace add to it (progress.go).
+
+// quick reports whether r's blocking point-to-point calls may take the
+// short paths: a real rank whose calls nobody traces or records.
+func (r *rank) quick() bool { return !r.virtual && r.trace == nil && r.rec == nil }
+
+// sendSmall sends buf to dest with tag as Send would, if it can without a
+// request: buf is at most a cell's worth, dest a valid rank of another
+// process that the route's SmallSender takes, the comm and tag valid. It
+// reports false, having sent nothing, otherwise.
+func (c *Comm) sendSmall(buf []byte, dest, tag int) (bool, error) {
+	r := c.r
+	if r == nil || r.w.small == nil || len(buf) > r.w.eagerRemote || !r.quick() ||
+		c.freed || c.idup || uint(dest) >= uint(c.group.n) || uint(tag) > TagUB {
+		return false, nil
+	}
+	r.checkAbort()
+	h := transport.Header{
+		Kind: transport.Data, Context: c.ctx, Src: int32(r.id), Dst: int32(c.group.worldRank(dest)),
+		Tag: int32(tag), SendID: r.nextID + 1, Size: int64(len(buf)),
+	}
+	sent, err := r.w.small.SendSmall(h, buf)
+	if err != nil {
+		return true, &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(int(h.Dst)) + " failed", Err: err}
+	}
+	if !sent {
+		return false, nil
+	}
+	r.nextID++
+	r.stats.sent++
+	r.stats.sentBytes += int64(len(buf))
+	return true, nil
+}
+
+// waitReal waits for q as waitFor does for a quick rank (real mode, no
+// trace, no record) with no nonblocking collective to progress and a
+// request that is not composite: it deals with the inbox's frames until
+// q completes, parking while there are none (Algorithm 1).
+func (r *rank) waitReal(q *Request) {
+	r.checkAbort()
+	for !q.done.Load() {
+		if f := r.inbox.Next(); f != nil {
+			r.dispatch(f)
+		} else if !q.done.Load() { // a poll may complete it (takeDirect)
+			r.park(q.done.Load)
+		}
+	}
+}

@@ -1,0 +1,214 @@
+//go:build linux
+
+package mpi
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gompi/gompi/transport"
+)
+
+// spyRoute counts the frames and the small sends its route takes.
+type spyRoute struct {
+	tr            transport.Transport
+	frames, small atomic.Int64
+}
+
+func (s *spyRoute) Send(f *transport.Frame) error { s.frames.Add(1); return s.tr.Send(f) }
+func (s *spyRoute) Close() error                  { return s.tr.Close() }
+func (s *spyRoute) CopiesOnSend(dst int) bool {
+	c, ok := s.tr.(transport.SendCopier)
+	return ok && c.CopiesOnSend(dst)
+}
+
+func (s *spyRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
+	sent, err := s.tr.(transport.SmallSender).SendSmall(h, p)
+	if sent {
+		s.small.Add(1)
+	}
+	return sent, err
+}
+
+// runLoop runs fn on loopWorld's rank with the short paths on, its route
+// spied on by spy.
+func runLoop(t *testing.T, spy *spyRoute, fn func(c *Comm) error, opts ...Option) {
+	t.Helper()
+	w := loopWorld(t, true, func(_ *world, tr transport.Transport) transport.Transport {
+		spy.tr = tr
+		return spy
+	}, opts...)
+	if err := w.run(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSendSmallTakesTheCell: a blocking Send of a few bytes to a rank of
+// another process goes through the route's SmallSender, and arrives as
+// any message does; Sends of more than a cell holds, Ssend and Isend
+// take the general path.
+func TestSendSmallTakesTheCell(t *testing.T) {
+	spy := &spyRoute{}
+	runLoop(t, spy, func(c *Comm) error {
+		step := func(what string, send func(buf []byte) error, size int, small bool) error {
+			s0, f0 := spy.small.Load(), spy.frames.Load()
+			out := make([]byte, size)
+			for i := range out {
+				out[i] = byte(i + size)
+			}
+			if err := send(out); err != nil {
+				return fmt.Errorf("%s: %v", what, err)
+			}
+			in := make([]byte, size)
+			st, err := Recv(c, in, 0, AnyTag)
+			if err != nil || st.Source != 0 || st.Tag != size || st.Bytes != size || string(in) != string(out) {
+				return fmt.Errorf("%s of %d bytes received with status %+v, err %v", what, size, st, err)
+			}
+			if ds, df := spy.small.Load()-s0, spy.frames.Load()-f0; small && (ds != 1 || df != 0) || !small && ds != 0 {
+				return fmt.Errorf("%s of %d bytes: %d small sends and %d frames", what, size, ds, df)
+			}
+			return nil
+		}
+		for _, size := range []int{1, 8, 96} {
+			if err := step("Send", func(b []byte) error { return Send(c, b, 0, len(b)) }, size, true); err != nil {
+				return err
+			}
+		}
+		steps := []struct {
+			what string
+			send func(b []byte) error
+		}{
+			{"Send", func(b []byte) error { return Send(c, b, 0, len(b)) }},
+			{"Isend", func(b []byte) error {
+				q, err := Isend(c, b, 0, len(b))
+				if err != nil {
+					return err
+				}
+				_, err = q.Wait()
+				return err
+			}},
+		}
+		for _, s := range steps {
+			if err := step(s.what, s.send, 97, false); err != nil { // more than a cell's short header leaves room for
+				return err
+			}
+		}
+		return step("Isend", steps[1].send, 8, false)
+	})
+}
+
+// TestSendSmallKeepsOrder: messages from one sender match in the order
+// they were sent (MPI's non-overtaking rule) whichever way each went:
+// into a cell, or into the ring behind a record not yet read.
+func TestSendSmallKeepsOrder(t *testing.T) {
+	spy := &spyRoute{}
+	runLoop(t, spy, func(c *Comm) error {
+		big := make([]byte, 4096)
+		sends := []func(tag int) error{
+			func(tag int) error { return Send(c, []byte{byte(tag)}, 0, tag) },
+			func(tag int) error {
+				q, err := Isend(c, big, 0, tag)
+				if err == nil {
+					_, err = q.Wait()
+				}
+				return err
+			},
+		}
+		// 0: cell; 1: ring; 2, 3: behind the ring's record; 4: ring.
+		for tag, k := range []int{0, 1, 0, 0, 1} {
+			if err := sends[k](tag); err != nil {
+				return err
+			}
+		}
+		if spy.small.Load() != 1 {
+			return fmt.Errorf("%d small sends; want the first Send's alone", spy.small.Load())
+		}
+		buf := make([]byte, len(big))
+		for want := range 5 {
+			st, err := Recv(c, buf, AnySource, AnyTag)
+			if err != nil || st.Tag != want {
+				return fmt.Errorf("receive %d matched tag %d (err %v)", want, st.Tag, err)
+			}
+		}
+		return nil
+	})
+}
+
+// TestSendSmallErrors: what the short path declines because it is wrong
+// gets the general path's errors; a receive shorter than a small message
+// is truncated as any other.
+func TestSendSmallErrors(t *testing.T) {
+	spy := &spyRoute{}
+	runLoop(t, spy, func(c *Comm) error {
+		buf := make([]byte, 8)
+		if err := Send(c, buf, 2, 0); ClassOf(err) != ClassRank {
+			return fmt.Errorf("Send to rank 2 of 2: %v", err)
+		}
+		if err := Send(c, buf, 0, -3); ClassOf(err) != ClassTag {
+			return fmt.Errorf("Send with tag -3: %v", err)
+		}
+		if err := Send(c, buf, ProcNull, 0); err != nil {
+			return fmt.Errorf("Send to ProcNull: %v", err)
+		}
+		if err := Send(c, buf, 0, 1); err != nil {
+			return err
+		}
+		st, err := Recv(c, buf[:3], 0, 1)
+		if ClassOf(err) != ClassTruncate || st.Bytes != 3 {
+			return fmt.Errorf("8 bytes into 3: status %+v, err %v", st, err)
+		}
+		if spy.small.Load() != 1 {
+			return fmt.Errorf("%d small sends, want 1", spy.small.Load())
+		}
+		return nil
+	})
+}
+
+// TestSendSmallRespectsEagerLimit: a limit below the message's size keeps
+// a Send off the short path (it must wait for its receiver).
+func TestSendSmallRespectsEagerLimit(t *testing.T) {
+	w := loopWorld(t, true, nil, WithEagerLimit(4))
+	err := w.run(func(c *Comm) error {
+		if sent, err := c.sendSmall(make([]byte, 8), 0, 0); sent || err != nil {
+			return fmt.Errorf("8 bytes with an eager limit of 4: sent %v, err %v", sent, err)
+		}
+		if sent, err := c.sendSmall(make([]byte, 4), 0, 0); !sent || err != nil {
+			return fmt.Errorf("4 bytes with an eager limit of 4: sent %v, err %v", sent, err)
+		}
+		_, err := Recv(c, make([]byte, 4), 0, 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSendSmallCounted: a job's deadlock detection counts what crosses
+// processes (countingRoute); a small send is counted once, when it goes.
+func TestSendSmallCounted(t *testing.T) {
+	var r *rank
+	w := loopWorld(t, true, func(w *world, tr transport.Transport) transport.Transport {
+		r = w.ranks[0]
+		return &countingRoute{tr: tr, w: w}
+	})
+	err := w.run(func(c *Comm) error {
+		for i := range 3 {
+			if err := Send(c, make([]byte, 8+100*i), 0, 0); err != nil { // a cell, then the ring
+				return err
+			}
+		}
+		for range 3 {
+			if _, err := Recv(c, make([]byte, 300), 0, 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.xout.Load(); n != 3 {
+		t.Fatalf("counted %d frames sent, want 3", n)
+	}
+}
