@@ -92,7 +92,9 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	w.countCross = w.agent != nil || pg != nil
 	w.out = part.Routes
 	w.copier = part.Routes
-	w.small = part.Routes
+	if js.virt == nil {
+		w.small = smallRoutes(part.Routes) // p2p_small.go; the routes are final
+	}
 	w.overTCP = part.OverTCP()
 	stopProfile, err := startProfile(env.Proc) // profile.go
 	if err != nil {

@@ -33,12 +33,17 @@ func (c *Comm) sendSmall(buf []byte, dest, tag int) (bool, error) {
 		c.freed || c.idup || uint(dest) >= uint(c.group.n) || uint(tag) > TagUB {
 		return false, nil
 	}
+	d := c.group.worldRank(dest)
+	route := r.w.small[d]
+	if route == nil {
+		return false, nil
+	}
 	r.checkAbort()
 	h := transport.Header{
-		Kind: transport.Data, Context: c.ctx, Src: int32(r.id), Dst: int32(c.group.worldRank(dest)),
+		Kind: transport.Data, Context: c.ctx, Src: int32(r.id), Dst: int32(d),
 		Tag: int32(tag), SendID: r.nextID + 1, Size: int64(len(buf)),
 	}
-	sent, err := r.w.small.SendSmall(h, buf)
+	sent, err := route.SendSmall(h, buf)
 	if err != nil {
 		return true, &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(int(h.Dst)) + " failed", Err: err}
 	}
@@ -64,4 +69,19 @@ func (r *rank) waitReal(q *Request) {
 			r.park(q.done.Load)
 		}
 	}
+}
+
+// smallRoutes lists the routes of t that take small sends
+// (transport.SmallSender) by world rank, or returns nil when none does.
+func smallRoutes(t *transport.Table) []transport.SmallSender {
+	var small []transport.SmallSender
+	for i, tr := range t.Routes {
+		if s, ok := tr.(transport.SmallSender); ok {
+			if small == nil {
+				small = make([]transport.SmallSender, len(t.Routes))
+			}
+			small[i] = s
+		}
+	}
+	return small
 }

@@ -190,7 +190,7 @@ func TestSendSmallCounted(t *testing.T) {
 	var r *rank
 	w := loopWorld(t, true, func(w *world, tr transport.Transport) transport.Transport {
 		r = w.ranks[0]
-		return &countingRoute{tr: tr, w: w}
+		return newCountingRoute(w, tr)
 	})
 	err := w.run(func(c *Comm) error {
 		for i := range 3 {
@@ -210,5 +210,23 @@ func TestSendSmallCounted(t *testing.T) {
 	}
 	if n := r.xout.Load(); n != 3 {
 		t.Fatalf("counted %d frames sent, want 3", n)
+	}
+}
+
+// plainRoute is a transport that is no SmallSender.
+type plainRoute struct{ transport.Transport }
+
+// TestSmallRoutes: the engine finds each destination's SmallSender once,
+// before the ranks run; a job without one keeps the short path off.
+func TestSmallRoutes(t *testing.T) {
+	plain := plainRoute{}
+	small := &spyRoute{tr: plain}
+	tab := &transport.Table{Routes: []transport.Transport{plain, small, nil, small}}
+	got := smallRoutes(tab)
+	if len(got) != 4 || got[0] != nil || got[1] != small || got[2] != nil || got[3] != small {
+		t.Fatalf("smallRoutes: %v", got)
+	}
+	if got := smallRoutes(&transport.Table{Routes: []transport.Transport{plain, nil}}); got != nil {
+		t.Fatalf("smallRoutes of routes without a SmallSender: %v", got)
 	}
 }

@@ -51,7 +51,7 @@ func loopWorld(t testing.TB, short bool, wrap func(*world, transport.Transport) 
 	route := &transport.Table{Routes: []transport.Transport{out}}
 	w.out, w.copier = route, route
 	if short {
-		w.small = route
+		w.small = smallRoutes(route)
 	}
 	return w
 }

@@ -56,8 +56,14 @@ import (
 
 // countingRoute counts the frames hosted ranks send to other processes.
 type countingRoute struct {
-	tr transport.Transport
-	w  *world
+	tr    transport.Transport
+	small transport.SmallSender // tr's, or nil
+	w     *world
+}
+
+func newCountingRoute(w *world, tr transport.Transport) *countingRoute {
+	small, _ := tr.(transport.SmallSender)
+	return &countingRoute{tr: tr, small: small, w: w}
 }
 
 func (c *countingRoute) Send(f *transport.Frame) error {
@@ -78,8 +84,7 @@ func (c *countingRoute) CopiesOnSend(dst int) bool {
 // SendSmall implements transport.SmallSender: as the route it counts
 // for, counting what it sends.
 func (c *countingRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
-	ss, ok := c.tr.(transport.SmallSender)
-	if !ok {
+	if c.small == nil {
 		return false, nil
 	}
 	// Counted before it may arrive, as Send counts: a count of frames
@@ -89,7 +94,7 @@ func (c *countingRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
 		r = c.w.ranks[i]
 		r.xout.Add(1)
 	}
-	sent, err := ss.SendSmall(h, p)
+	sent, err := c.small.SendSmall(h, p)
 	if !sent && r != nil {
 		r.xout.Add(-1) // a frame in flight that is not, for a moment: no harm
 	}
@@ -105,7 +110,7 @@ func countRoutes(w *world, t *transport.Table, local transport.Transport) {
 		}
 		c := wrapped[tr]
 		if c == nil {
-			c = &countingRoute{tr: tr, w: w}
+			c = newCountingRoute(w, tr)
 			wrapped[tr] = c
 		}
 		t.Routes[i] = c

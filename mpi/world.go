@@ -113,9 +113,10 @@ type world struct {
 	// copier says which routes copy an eager payload before Send returns,
 	// so that the engine lends them the user's buffer (nil: none do).
 	copier transport.SendCopier
-	// small takes a real rank's small blocking Send to another process
-	// without a request or a frame (p2p_small.go); nil: none does.
-	small transport.SmallSender
+	// small holds, by world rank, the route that takes a real rank's
+	// small blocking Send without a request or a frame (p2p_small.go):
+	// nil where none does, and nil for a virtual run.
+	small []transport.SmallSender
 	local bool // every rank of the job is in this process (deadlock detection is sound)
 	// overTCP reports whether a rank of another process is reached over
 	// TCP, whose sends use eagerNet; nil when none is (Run, or a job of

@@ -61,19 +61,6 @@ func (t *Table) CopiesOnSend(dst int) bool {
 	return ok && c.CopiesOnSend(dst)
 }
 
-// SendSmall implements SmallSender: through the route to h.Dst, where that
-// route does.
-func (t *Table) SendSmall(h Header, p []byte) (bool, error) {
-	d := int(h.Dst)
-	if d < 0 || d >= len(t.Routes) {
-		return false, nil
-	}
-	if s, ok := t.Routes[d].(SmallSender); ok {
-		return s.SendSmall(h, p)
-	}
-	return false, nil
-}
-
 // Close closes every distinct transport in the table once.
 func (t *Table) Close() error {
 	seen := map[Transport]bool{}
