@@ -155,6 +155,11 @@ func (c *Comm) waitColl(reqs ...*Request) error {
 	} else {
 		err = waitReqs(reqs)
 	}
+	return c.stepDone(err)
+}
+
+// stepDone ends a collective's step whose requests ended with err.
+func (c *Comm) stepDone(err error) error {
 	if h := testHookCollStep; h != nil && err == nil {
 		err = h(c)
 	}
@@ -180,12 +185,22 @@ func (c *Comm) exchange(sb []byte, to int, rb []byte, from, tag int) error {
 		rq, sq = &spare[0], &spare[1]
 	}
 	rq = c.crecvInto(rq, rb, from, tag)
+	if sent, serr := c.csendSmall(sb, to, tag); sent { // p2p_small.go
+		_, err := rq.wait()
+		if err == nil {
+			err = serr
+		}
+		return c.stepDone(err)
+	}
 	sq = c.csendInto(sq, sb, to, tag)
 	return c.waitColl(rq, sq)
 }
 
 // blockingSend and blockingRecv are the blocking halves.
 func (c *Comm) blockingSend(b []byte, to, tag int) error {
+	if sent, err := c.csendSmall(b, to, tag); sent {
+		return c.stepDone(err)
+	}
 	var q *Request
 	if spare := c.spareReqs(1); spare != nil {
 		q = &spare[0]

@@ -147,6 +147,10 @@ func (c *Comm) alltoallScattered(sblk, rblk func(j int) []byte) error {
 		}
 		for i := lo; i < hi; i++ {
 			if dst := (me - i + n) % n; dst != me && len(sblk(dst)) > 0 {
+				if sent, err := c.csendSmall(sblk(dst), dst, tagAlltoall); sent { // p2p_small.go
+					failed.keep(err)
+					continue
+				}
 				reqs = append(reqs, c.csendInto(next(), sblk(dst), dst, tagAlltoall))
 			}
 		}

@@ -216,6 +216,14 @@ func Sendrecv[T, U Numeric](c *Comm, sendbuf []T, dest, sendtag int, recvbuf []U
 	if err != nil {
 		return Status{}, err
 	}
+	if sent, serr := c.sendSmall(asBytes(sendbuf), dest, sendtag); sent { // p2p_small.go
+		rst, rerr = rq.wait()
+		rst.Err = rerr
+		if rerr == nil {
+			rerr = serr
+		}
+		return rst, rerr
+	}
 	sq, err = c.postSendInto(sq, asBytes(sendbuf), dest, sendtag, false)
 	if err != nil {
 		_ = rq.Cancel()

@@ -29,23 +29,39 @@ func (r *rank) quick() bool { return !r.virtual && r.trace == nil && r.rec == ni
 // reports false, having sent nothing, otherwise.
 func (c *Comm) sendSmall(buf []byte, dest, tag int) (bool, error) {
 	r := c.r
-	if r == nil || r.w.small == nil || len(buf) > r.w.eagerRemote || !r.quick() ||
-		c.freed || c.idup || uint(dest) >= uint(c.group.n) || uint(tag) > TagUB {
+	if r == nil || r.w.small == nil || c.freed || c.idup || uint(dest) >= uint(c.group.n) || uint(tag) > TagUB {
 		return false, nil
 	}
-	d := c.group.worldRank(dest)
+	return r.sendSmall(buf, c.group.worldRank(dest), int32(tag), c.ctx)
+}
+
+// csendSmall is a blocking collective's send step (blockingSend,
+// exchange) by the short path, outside nonblocking schedules, whose steps
+// are requests.
+func (c *Comm) csendSmall(buf []byte, to, tag int) (bool, error) {
+	r := c.r
+	if r.w.small == nil || r.nbc.cur != nil {
+		return false, nil
+	}
+	return r.sendSmall(buf, c.group.worldRank(to), int32(tag+r.nbc.tagOffset()), c.ctx+1)
+}
+
+// sendSmall sends an eager DATA of buf to world rank d with tag on context
+// ctx through d's SmallSender, if r is quick and buf within the eager
+// limit, and reports whether it did.
+func (r *rank) sendSmall(buf []byte, d int, tag int32, ctx uint32) (bool, error) {
 	route := r.w.small[d]
-	if route == nil {
+	if route == nil || len(buf) > r.w.eagerRemote || !r.quick() {
 		return false, nil
 	}
 	r.checkAbort()
 	h := transport.Header{
-		Kind: transport.Data, Context: c.ctx, Src: int32(r.id), Dst: int32(d),
-		Tag: int32(tag), SendID: r.nextID + 1, Size: int64(len(buf)),
+		Kind: transport.Data, Context: ctx, Src: int32(r.id), Dst: int32(d),
+		Tag: tag, SendID: r.nextID + 1, Size: int64(len(buf)),
 	}
 	sent, err := route.SendSmall(h, buf)
 	if err != nil {
-		return true, &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(int(h.Dst)) + " failed", Err: err}
+		return true, &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(d) + " failed", Err: err}
 	}
 	if !sent {
 		return false, nil

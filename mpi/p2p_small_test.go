@@ -230,3 +230,107 @@ func TestSmallRoutes(t *testing.T) {
 		t.Fatalf("smallRoutes of routes without a SmallSender: %v", got)
 	}
 }
+
+// TestCollectivesTakeShortPath: a blocking collective's small send steps
+// between processes take the short path as a Send does (blockingSend,
+// exchange), with the same results; a nonblocking collective's steps, and
+// a step of more than a cell, take requests.
+func TestCollectivesTakeShortPath(t *testing.T) {
+	var spies []*spyRoute
+	w := pairWorld(t, true, func(tr transport.Transport) transport.Transport {
+		s := &spyRoute{tr: tr}
+		spies = append(spies, s)
+		return s
+	})
+	counts := func() (small, frames int64) {
+		for _, s := range spies {
+			small += s.small.Load()
+			frames += s.frames.Load()
+		}
+		return small, frames
+	}
+	var phases [][2]int64
+	mark := func(c *Comm) error {
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			s, f := counts()
+			phases = append(phases, [2]int64{s, f})
+		}
+		return c.Barrier()
+	}
+	err := w.run(func(c *Comm) error {
+		me := c.Rank()
+		if err := mark(c); err != nil {
+			return err
+		}
+		v := []float64{float64(me + 1)}
+		if err := Bcast(c, v, 1); err != nil || v[0] != 2 {
+			return fmt.Errorf("Bcast: %v, %v", v, err)
+		}
+		sum := []float64{0}
+		if err := Allreduce(c, []float64{float64(me + 1)}, sum, Sum); err != nil || sum[0] != 3 {
+			return fmt.Errorf("Allreduce: %v, %v", sum, err)
+		}
+		got := make([]int32, 2)
+		if err := Alltoall(c, []int32{int32(10*me + 0), int32(10*me + 1)}, got); err != nil || got[0] != int32(me) || got[1] != int32(10+me) {
+			return fmt.Errorf("Alltoall: %v, %v", got, err)
+		}
+		if err := mark(c); err != nil { // phase 1: small steps only
+			return err
+		}
+		q, err := Iallreduce(c, []float64{1}, sum, Sum)
+		if err == nil {
+			_, err = q.Wait()
+		}
+		if err != nil || sum[0] != 2 {
+			return fmt.Errorf("Iallreduce: %v, %v", sum, err)
+		}
+		if err := mark(c); err != nil { // phase 2: a nonblocking collective
+			return err
+		}
+		big := make([]byte, 4096)
+		big[4095] = byte(me + 7)
+		if err := Bcast(c, big, 0); err != nil || big[4095] != 7 {
+			return fmt.Errorf("Bcast of 4 KiB: %v", err)
+		}
+		return mark(c) // phase 3: a step of more than a cell
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each mark's two Barriers take small steps too.
+	if len(phases) != 4 {
+		t.Fatalf("%d phases", len(phases))
+	}
+	d := func(i int) (small, frames int64) {
+		return phases[i][0] - phases[i-1][0], phases[i][1] - phases[i-1][1]
+	}
+	if s, f := d(1); s == 0 || f != 0 {
+		t.Errorf("Bcast, Allreduce, Alltoall of a few bytes: %d small sends, %d frames; want frames none", s, f)
+	}
+	if _, f := d(2); f == 0 {
+		t.Error("a nonblocking Allreduce sent no frames")
+	}
+	if _, f := d(3); f == 0 {
+		t.Error("a Bcast of 4 KiB sent no frames")
+	}
+}
+
+// TestSendrecvTakesShortPath: Sendrecv's send of a few bytes to another
+// process takes the short path, its receive the usual one.
+func TestSendrecvTakesShortPath(t *testing.T) {
+	spy := &spyRoute{}
+	runLoop(t, spy, func(c *Comm) error {
+		out, in := []int16{3, -4}, make([]int16, 2)
+		st, err := Sendrecv(c, out, 0, 5, in, 0, 5)
+		if err != nil || st.Tag != 5 || st.Bytes != 4 || in[0] != 3 || in[1] != -4 {
+			return fmt.Errorf("Sendrecv: %v, status %+v, err %v", in, st, err)
+		}
+		if spy.small.Load() != 1 || spy.frames.Load() != 0 {
+			return fmt.Errorf("%d small sends, %d frames", spy.small.Load(), spy.frames.Load())
+		}
+		return nil
+	})
+}
