@@ -124,10 +124,14 @@ func Irecv[T Numeric](c *Comm, buf []T, source, tag int) (*Request, error) {
 // at the first: a rank that only makes collectives does without it (a
 // request is 256 bytes, and a virtual run may host a million ranks).
 func (c *Comm) blockRequest() *Request {
-	r := c.r
-	if r == nil {
+	if c.r == nil {
 		return nil
 	}
+	return c.r.blockRequest()
+}
+
+// blockRequest is the rank's request for its blocking Send and Recv.
+func (r *rank) blockRequest() *Request {
 	if r.blockReq == nil {
 		r.blockReq = new(Request)
 	}
@@ -179,6 +183,15 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 		return Status{}, errorf(ClassComm, "null communicator")
 	}
 	c.enter(callRecv, source, tag)
+	if r := c.r; r != nil && r.quick() && len(r.nbc.active) == 0 {
+		// Nothing to leave, note or bracket (p2p_small.go).
+		q, err := c.postRecvInto(r.blockRequest(), asBytes(buf), source, tag)
+		if err != nil {
+			return Status{}, err
+		}
+		r.waitReal(q)
+		return q.finish()
+	}
 	defer c.leave()
 	c.enterEngine() // one bracket for the whole call: no burst between its pieces
 	defer c.leaveEngine()
