@@ -13,7 +13,11 @@
 # a host without Go or mpicc; mpirun is still needed.
 # Environment: RUNS (default 9); LAT_ITERS and WARMUP, round trips timed and
 # untimed (default 10000 each); BW_ITERS, timed windows of 64 messages
-# (default 200).
+# (default 200). BASE=DIR adds another gompi build (gompirun and osu in
+# DIR, from the commit to compare with) to every round: its 8-byte
+# latency right after this build's, and its ratios to MPICH and to this
+# build's, so that a change is measured against its base in the same
+# minutes (this VM's state changes from one minute to the next).
 #
 # Both programs are measured in their steady state: a gompi process's first
 # ten thousand or so round trips are slower (0.5 us one-way instead of 0.4
@@ -37,6 +41,14 @@ while [ "$i" -lt "$RUNS" ]; do
 	g=$("$bin/gompirun" -np 2 "$bin/osu" -test latency -min 8 -max 8 -iters "$LAT_ITERS" -warmup "$WARMUP" |
 		tail -1 | awk '{print $2}')
 	echo "gompi-latency-us $g" >>"$out"
+	gb=-
+	if [ -n "${BASE:-}" ]; then
+		gb=$("$BASE/gompirun" -np 2 "$BASE/osu" -test latency -min 8 -max 8 -iters "$LAT_ITERS" -warmup "$WARMUP" |
+			tail -1 | awk '{print $2}')
+		echo "base-latency-us $gb" >>"$out"
+		echo "$m" | awk -v g="$gb" '/^mpich-latency-us/ {printf "base-latency-ratio %.3f\n", g / $2}' >>"$out"
+		awk -v g="$g" -v b="$gb" 'BEGIN {printf "gompi-over-base %.3f\n", g / b}' >>"$out"
+	fi
 	# The round's own ratio: this VM switches between a fast and a slow
 	# state from one run to the next, and the medians of the two sides
 	# can come from different states.
@@ -49,9 +61,13 @@ while [ "$i" -lt "$RUNS" ]; do
 	i=$((i + 1))
 	# Each round on a line of its own, as measured: the sorted lists
 	# below cannot say which figures came from the same state.
-	echo "$m" | awk -v i="$i" -v g="$g" -v b="$b" '
+	echo "$m" | awk -v i="$i" -v g="$g" -v b="$b" -v gb="$gb" '
 		/^mpich-latency-us/ { l = $2 } /^mpich-bw-MB\/s/ { w = $2 }
-		END { printf "round %d: 8 B gompi %s us, MPICH %s us; 1 MiB gompi %s MB/s, MPICH %s MB/s\n", i, g, l, b, w }'
+		END {
+			printf "round %d: 8 B gompi %s us, MPICH %s us", i, g, l
+			if (gb != "-") printf ", base %s us", gb
+			printf "; 1 MiB gompi %s MB/s, MPICH %s MB/s\n", b, w
+		}'
 done
 sort -k1,1 -k2n "$out" | awk '
 	{ t[$1, ++n[$1]] = $2; line[$1] = line[$1] " " $2 }
@@ -65,6 +81,10 @@ sort -k1,1 -k2n "$out" | awk '
 		printf "median 8 B latency: gompi %.3f us, MPICH %.3f us (gompi %.2fx)\n",
 			med["gompi-latency-us"], med["mpich-latency-us"], med["gompi-latency-us"] / med["mpich-latency-us"]
 		printf "median of the rounds%s 8 B latency ratios: gompi %.2fx\n", "\047", med["latency-ratio"]
+		if (n["base-latency-us"]) {
+			printf "median 8 B latency of BASE: %.3f us; of the rounds%s ratios: BASE %.2fx MPICH, gompi %.2fx BASE\n",
+				med["base-latency-us"], "\047", med["base-latency-ratio"], med["gompi-over-base"]
+		}
 		printf "median 1 MiB bandwidth: gompi %.0f MB/s, MPICH %.0f MB/s (gompi %.2fx)\n",
 			med["gompi-bw-MB/s"], med["mpich-bw-MB/s"], med["gompi-bw-MB/s"] / med["mpich-bw-MB/s"]
 		printf "median of the rounds%s 1 MiB bandwidth ratios: gompi %.2fx\n", "\047", med["bw-ratio"]
