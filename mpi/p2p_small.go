@@ -48,10 +48,13 @@ func (c *Comm) csendSmall(buf []byte, to, tag int) (bool, error) {
 
 // sendSmall sends an eager DATA of buf to world rank d with tag on context
 // ctx through d's SmallSender, if r is quick and buf within the eager
-// limit, and reports whether it did.
+// limit, and reports whether it did. Not while nonblocking collectives
+// are under way: the general path's wait, empty as it is, progresses
+// them (nbc_progress.go), and a rank that only sends while its peers
+// wait for its schedule's messages must still send them.
 func (r *rank) sendSmall(buf []byte, d int, tag int32, ctx uint32) (bool, error) {
 	route := r.w.small[d]
-	if route == nil || len(buf) > r.w.eagerRemote || !r.quick() {
+	if route == nil || len(buf) > r.w.eagerRemote || !r.quick() || len(r.nbc.active) > 0 {
 		return false, nil
 	}
 	r.checkAbort()

@@ -334,3 +334,45 @@ func TestSendrecvTakesShortPath(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSendSmallNotWhileNonblockingCollectives: with a nonblocking
+// collective under way a Send takes the general path, whose wait
+// progresses the collective's schedule.
+func TestSendSmallNotWhileNonblockingCollectives(t *testing.T) {
+	var spies []*spyRoute
+	w := pairWorld(t, true, func(tr transport.Transport) transport.Transport {
+		s := &spyRoute{tr: tr}
+		spies = append(spies, s)
+		return s
+	})
+	var small, frames int64
+	err := w.run(func(c *Comm) error {
+		if c.Rank() == 1 {
+			if _, err := Recv(c, make([]byte, 8), 0, 3); err != nil {
+				return err
+			}
+			q, err := c.Ibarrier()
+			if err == nil {
+				_, err = q.Wait()
+			}
+			return err
+		}
+		q, err := c.Ibarrier()
+		if err != nil {
+			return err
+		}
+		s0, f0 := spies[1].small.Load(), spies[1].frames.Load() // the route to rank 1
+		if err := Send(c, make([]byte, 8), 1, 3); err != nil {
+			return err
+		}
+		small, frames = spies[1].small.Load()-s0, spies[1].frames.Load()-f0
+		_, err = q.Wait()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small != 0 || frames == 0 {
+		t.Fatalf("Send during an Ibarrier: %d small sends, %d frames", small, frames)
+	}
+}
