@@ -93,7 +93,7 @@ func runJob(env *launch.Env, fn func(c *Comm) error) error {
 	w.out = part.Routes
 	w.copier = part.Routes
 	if js.virt == nil {
-		w.small = smallRoutes(part.Routes) // p2p_small.go; the routes are final
+		w.small, w.smallMax = smallRoutes(part.Routes) // p2p_small.go; the routes are final
 	}
 	w.overTCP = part.OverTCP()
 	stopProfile, err := startProfile(env.Proc) // profile.go

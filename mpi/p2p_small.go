@@ -29,7 +29,7 @@ func (r *rank) quick() bool { return !r.virtual && r.trace == nil && r.rec == ni
 // reports false, having sent nothing, otherwise.
 func (c *Comm) sendSmall(buf []byte, dest, tag int) (bool, error) {
 	r := c.r
-	if r == nil || r.w.small == nil || c.freed || c.idup || uint(dest) >= uint(c.group.n) || uint(tag) > TagUB {
+	if r == nil || len(buf) > r.w.smallMax || c.freed || c.idup || uint(dest) >= uint(c.group.n) || uint(tag) > TagUB {
 		return false, nil
 	}
 	return r.sendSmall(buf, c.group.worldRank(dest), int32(tag), c.ctx)
@@ -40,7 +40,7 @@ func (c *Comm) sendSmall(buf []byte, dest, tag int) (bool, error) {
 // are requests.
 func (c *Comm) csendSmall(buf []byte, to, tag int) (bool, error) {
 	r := c.r
-	if r.w.small == nil || r.nbc.cur != nil {
+	if len(buf) > r.w.smallMax || r.nbc.cur != nil {
 		return false, nil
 	}
 	return r.sendSmall(buf, c.group.worldRank(to), int32(tag+r.nbc.tagOffset()), c.ctx+1)
@@ -53,6 +53,9 @@ func (c *Comm) csendSmall(buf []byte, to, tag int) (bool, error) {
 // them (nbc_progress.go), and a rank that only sends while its peers
 // wait for its schedule's messages must still send them.
 func (r *rank) sendSmall(buf []byte, d int, tag int32, ctx uint32) (bool, error) {
+	if r.w.small == nil { // an empty message gets here without smallMax's check
+		return false, nil
+	}
 	route := r.w.small[d]
 	if route == nil || len(buf) > r.w.eagerRemote || !r.quick() || len(r.nbc.active) > 0 {
 		return false, nil
@@ -91,16 +94,22 @@ func (r *rank) waitReal(q *Request) {
 }
 
 // smallRoutes lists the routes of t that take small sends
-// (transport.SmallSender) by world rank, or returns nil when none does.
-func smallRoutes(t *transport.Table) []transport.SmallSender {
-	var small []transport.SmallSender
+// (transport.SmallSender) by world rank, or returns nil when none does,
+// and the longest payload any of them takes (0 when none does). The
+// engine asks none of them with a longer one: a medium message would
+// otherwise pass through every layer's refusal on its way to the general
+// path.
+func smallRoutes(t *transport.Table) (small []transport.SmallSender, most int) {
 	for i, tr := range t.Routes {
-		if s, ok := tr.(transport.SmallSender); ok {
-			if small == nil {
-				small = make([]transport.SmallSender, len(t.Routes))
-			}
-			small[i] = s
+		s, ok := tr.(transport.SmallSender)
+		if !ok || s.SmallMax() <= 0 {
+			continue
 		}
+		if small == nil {
+			small = make([]transport.SmallSender, len(t.Routes))
+		}
+		small[i] = s
+		most = max(most, s.SmallMax())
 	}
-	return small
+	return small, most
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/gompi/gompi/transport"
 )
 
-// spyRoute counts the frames and the small sends its route takes.
+// spyRoute counts the frames and the small sends its route takes, and
+// the small sends it was asked to take.
 type spyRoute struct {
-	tr            transport.Transport
-	frames, small atomic.Int64
+	tr                   transport.Transport
+	frames, small, asked atomic.Int64
 }
 
 func (s *spyRoute) Send(f *transport.Frame) error { s.frames.Add(1); return s.tr.Send(f) }
@@ -23,7 +24,10 @@ func (s *spyRoute) CopiesOnSend(dst int) bool {
 	return ok && c.CopiesOnSend(dst)
 }
 
+func (s *spyRoute) SmallMax() int { return s.tr.(transport.SmallSender).SmallMax() }
+
 func (s *spyRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
+	s.asked.Add(1)
 	sent, err := s.tr.(transport.SmallSender).SendSmall(h, p)
 	if sent {
 		s.small.Add(1)
@@ -52,7 +56,7 @@ func TestSendSmallTakesTheCell(t *testing.T) {
 	spy := &spyRoute{}
 	runLoop(t, spy, func(c *Comm) error {
 		step := func(what string, send func(buf []byte) error, size int, small bool) error {
-			s0, f0 := spy.small.Load(), spy.frames.Load()
+			s0, f0, a0 := spy.small.Load(), spy.frames.Load(), spy.asked.Load()
 			out := make([]byte, size)
 			for i := range out {
 				out[i] = byte(i + size)
@@ -67,6 +71,9 @@ func TestSendSmallTakesTheCell(t *testing.T) {
 			}
 			if ds, df := spy.small.Load()-s0, spy.frames.Load()-f0; small && (ds != 1 || df != 0) || !small && ds != 0 {
 				return fmt.Errorf("%s of %d bytes: %d small sends and %d frames", what, size, ds, df)
+			}
+			if da := spy.asked.Load() - a0; size > 96 && da != 0 {
+				return fmt.Errorf("%s of %d bytes asked the route for a small send (SmallMax 96)", what, size)
 			}
 			return nil
 		}
@@ -213,22 +220,45 @@ func TestSendSmallCounted(t *testing.T) {
 	}
 }
 
-// plainRoute is a transport that is no SmallSender.
+// plainRoute is a transport that is no SmallSender; smallRoute one that
+// takes payloads up to max bytes (and declines them all).
 type plainRoute struct{ transport.Transport }
 
+type smallRoute struct {
+	plainRoute
+	max int
+}
+
+func (s *smallRoute) SmallMax() int                                    { return s.max }
+func (s *smallRoute) SendSmall(transport.Header, []byte) (bool, error) { return false, nil }
+
 // TestSmallRoutes: the engine finds each destination's SmallSender once,
-// before the ranks run; a job without one keeps the short path off.
+// before the ranks run, and the longest payload any takes; a route that
+// takes none (a counting route over TCP) is left out, and a job without
+// one keeps the short path off.
 func TestSmallRoutes(t *testing.T) {
 	plain := plainRoute{}
-	small := &spyRoute{tr: plain}
-	tab := &transport.Table{Routes: []transport.Transport{plain, small, nil, small}}
-	got := smallRoutes(tab)
-	if len(got) != 4 || got[0] != nil || got[1] != small || got[2] != nil || got[3] != small {
-		t.Fatalf("smallRoutes: %v", got)
+	a, b := &smallRoute{max: 96}, &smallRoute{max: 40}
+	none := newCountingRoute(nil, plain)
+	got, most := smallRoutes(&transport.Table{Routes: []transport.Transport{plain, a, nil, b, none}})
+	if len(got) != 5 || got[0] != nil || got[1] != a || got[2] != nil || got[3] != b || got[4] != nil || most != 96 {
+		t.Fatalf("smallRoutes: %v, longest %d", got, most)
 	}
-	if got := smallRoutes(&transport.Table{Routes: []transport.Transport{plain, nil}}); got != nil {
-		t.Fatalf("smallRoutes of routes without a SmallSender: %v", got)
+	if got, most := smallRoutes(&transport.Table{Routes: []transport.Transport{plain, none, nil}}); got != nil || most != 0 {
+		t.Fatalf("smallRoutes of routes without a SmallSender: %v, longest %d", got, most)
 	}
+}
+
+// spiedPair is pairWorld with each rank's route spied on: spies[d] is
+// the route to rank d.
+func spiedPair(t *testing.T) (*world, []*spyRoute) {
+	var spies []*spyRoute
+	w := pairWorld(t, true, func(tr transport.Transport) transport.Transport {
+		s := &spyRoute{tr: tr}
+		spies = append(spies, s)
+		return s
+	})
+	return w, spies
 }
 
 // TestCollectivesTakeShortPath: a blocking collective's small send steps
@@ -236,12 +266,7 @@ func TestSmallRoutes(t *testing.T) {
 // exchange), with the same results; a nonblocking collective's steps, and
 // a step of more than a cell, take requests.
 func TestCollectivesTakeShortPath(t *testing.T) {
-	var spies []*spyRoute
-	w := pairWorld(t, true, func(tr transport.Transport) transport.Transport {
-		s := &spyRoute{tr: tr}
-		spies = append(spies, s)
-		return s
-	})
+	w, spies := spiedPair(t)
 	counts := func() (small, frames int64) {
 		for _, s := range spies {
 			small += s.small.Load()
@@ -339,12 +364,7 @@ func TestSendrecvTakesShortPath(t *testing.T) {
 // collective under way a Send takes the general path, whose wait
 // progresses the collective's schedule.
 func TestSendSmallNotWhileNonblockingCollectives(t *testing.T) {
-	var spies []*spyRoute
-	w := pairWorld(t, true, func(tr transport.Transport) transport.Transport {
-		s := &spyRoute{tr: tr}
-		spies = append(spies, s)
-		return s
-	})
+	w, spies := spiedPair(t)
 	var small, frames int64
 	err := w.run(func(c *Comm) error {
 		if c.Rank() == 1 {

@@ -51,7 +51,7 @@ func loopWorld(t testing.TB, short bool, wrap func(*world, transport.Transport) 
 	route := &transport.Table{Routes: []transport.Transport{out}}
 	w.out, w.copier = route, route
 	if short {
-		w.small = smallRoutes(route)
+		w.small, w.smallMax = smallRoutes(route)
 	}
 	return w
 }
@@ -98,7 +98,7 @@ func pairWorld(t testing.TB, short bool, wrap func(transport.Transport) transpor
 	route := &transport.Table{Routes: routes}
 	w.out, w.copier = route, route
 	if short {
-		w.small = smallRoutes(route)
+		w.small, w.smallMax = smallRoutes(route)
 	}
 	return w
 }

@@ -101,6 +101,15 @@ func (c *countingRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
 	return sent, err
 }
 
+// SmallMax implements transport.SmallSender: the route's, 0 when it has
+// no SmallSender.
+func (c *countingRoute) SmallMax() int {
+	if c.small == nil {
+		return 0
+	}
+	return c.small.SmallMax()
+}
+
 // countRoutes wraps every route of t other than local.
 func countRoutes(w *world, t *transport.Table, local transport.Transport) {
 	wrapped := map[transport.Transport]transport.Transport{}

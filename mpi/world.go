@@ -115,9 +115,11 @@ type world struct {
 	copier transport.SendCopier
 	// small holds, by world rank, the route that takes a real rank's
 	// small blocking Send without a request or a frame (p2p_small.go):
-	// nil where none does, and nil for a virtual run.
-	small []transport.SmallSender
-	local bool // every rank of the job is in this process (deadlock detection is sound)
+	// nil where none does, and nil for a virtual run. smallMax is the
+	// longest payload any of them takes.
+	small    []transport.SmallSender
+	smallMax int
+	local    bool // every rank of the job is in this process (deadlock detection is sound)
 	// overTCP reports whether a rank of another process is reached over
 	// TCP, whose sends use eagerNet; nil when none is (Run, or a job of
 	// one host over shared memory).

@@ -338,8 +338,8 @@ func (ib *Inbox) spinWait(ready func() bool) bool {
 
 func (ib *Inbox) spinChecks(spin Spin, ready func() bool) bool {
 	// The spin's time counts from its first yield: most spins end before
-	// it, and reading the clock at every start cost a small message's
-	// receive some 70 ns on a VM (docs/gompirun.md, BENCHMARKS).
+	// it, and a clock read costs a small message's receive tens of
+	// nanoseconds on some VMs (docs/gompirun.md, BENCHMARKS).
 	var start time.Time
 	counted := false
 	for i := 1; i <= spin.Checks || spin.For > 0; i++ {

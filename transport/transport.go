@@ -34,6 +34,9 @@ type SendCopier interface {
 // sends a Frame instead, in order behind everything SendSmall sent.
 type SmallSender interface {
 	SendSmall(h Header, p []byte) (sent bool, err error)
+	// SmallMax is the longest payload SendSmall may take: a caller
+	// need not ask with a longer one.
+	SmallMax() int
 }
 
 // Table routes each frame by destination world rank to the transport chosen

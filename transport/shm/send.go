@@ -109,6 +109,10 @@ func (t *Transport) SendSmall(h transport.Header, p []byte) (bool, error) {
 	return sent, nil
 }
 
+// SmallMax implements transport.SmallSender: a cell's payload behind a
+// short header.
+func (t *Transport) SmallMax() int { return shortMax }
+
 // CopiesOnSend implements transport.SendCopier: a frame for another
 // process's rank that owns its payload is written into the ring (or its
 // cells) before Send returns, in chunks if it is larger than a record;
