@@ -189,7 +189,7 @@ func Recv[T Numeric](c *Comm, buf []T, source, tag int) (Status, error) {
 		if err != nil {
 			return Status{}, err
 		}
-		r.waitReal(q)
+		r.waitReal(q.done.Load, true)
 		return q.finish()
 	}
 	defer c.leave()

@@ -15,9 +15,7 @@ import (
 // BENCHMARKS). sendSmall writes the cell from the call's arguments
 // (transport.SmallSender) and completes the call; whatever it declines
 // takes the general path, which also reports every error. On the other
-// side, waitReal is the wait for one request of a real rank: Algorithm 1's
-// loop alone, without the event points, marks and folds that virtual time
-// and the trace add to it (progress.go).
+// side, a real rank waits with Algorithm 1's loop alone (waitReal).
 
 // quick reports whether r's blocking point-to-point calls may take the
 // short paths: a real rank whose calls nobody traces or records.
@@ -78,18 +76,29 @@ func (r *rank) sendSmall(buf []byte, d int, tag int32, ctx uint32) (bool, error)
 	return true, nil
 }
 
-// waitReal waits for q as waitFor does for a quick rank (real mode, no
-// trace, no record) with no nonblocking collective to progress and a
-// request that is not composite: it deals with the inbox's frames until
-// q completes, parking while there are none (Algorithm 1).
-func (r *rank) waitReal(q *Request) {
+// waitReal is waitOnly for a quick rank (real mode, no trace, no record):
+// Algorithm 1's loop alone, without the event points, marks and folds
+// that virtual time and the trace add to it (waitPhase), which cost a
+// small message's wait as much as the rest of it. It deals with the
+// inbox's frames until cond holds, parking while there are none (block),
+// or until the inbox is empty (a test).
+func (r *rank) waitReal(cond func() bool, block bool) {
 	r.checkAbort()
-	for !q.done.Load() {
-		if f := r.inbox.Next(); f != nil {
-			r.dispatch(f)
-		} else if !q.done.Load() { // a poll may complete it (takeDirect)
-			r.park(q.done.Load)
+	for !cond() {
+		var f *transport.Frame
+		if block {
+			f = r.inbox.Next()
+		} else {
+			f = r.inbox.NextNow() // no park follows to let the transports' goroutines deliver
 		}
+		if f != nil {
+			r.dispatch(f)
+			continue
+		}
+		if !block || cond() { // a poll may complete it (takeDirect)
+			return
+		}
+		r.park(cond)
 	}
 }
 

@@ -228,6 +228,10 @@ func (r *rank) waitFor(reqs []*Request, cond func() bool, block bool) {
 // every caller's cond closure (and the requests it captures) to the heap,
 // an allocation per wait.
 func (r *rank) waitOnly(reqs []*Request, cond func() bool, block bool) {
+	if r.quick() {
+		r.waitReal(cond, block) // p2p_small.go
+		return
+	}
 	r.clock.EnterEngine() // the engine's own work is not computation (eventClock)
 	defer r.clock.LeaveEngine()
 	reqs = withParts(reqs) // a composite is waited for as its parts (isendrecv.go)

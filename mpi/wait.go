@@ -52,10 +52,6 @@ func (q *Request) wait() (Status, error) {
 	if q.freed {
 		return emptyStatus(), errFreed()
 	}
-	if r := q.r; q.parts == nil && len(r.nbc.active) == 0 && r.quick() {
-		r.waitReal(q) // p2p_small.go
-		return q.finish()
-	}
 	q.r.waitFor([]*Request{q}, q.done.Load, true)
 	return q.finish()
 }
