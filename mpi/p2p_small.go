@@ -78,8 +78,8 @@ func (r *rank) sendSmall(buf []byte, d int, tag int32, ctx uint32) (bool, error)
 
 // waitReal is waitOnly for a quick rank (real mode, no trace, no record):
 // Algorithm 1's loop alone, without the event points, marks and folds
-// that virtual time and the trace add to it (waitPhase), which cost a
-// small message's wait as much as the rest of it. It deals with the
+// that virtual time and the trace add to it (waitPhase), all of them
+// empty or idle for such a rank. It deals with the
 // inbox's frames until cond holds, parking while there are none (block),
 // or until the inbox is empty (a test).
 func (r *rank) waitReal(cond func() bool, block bool) {
