@@ -59,10 +59,13 @@ func (r *rank) sendSmall(buf []byte, d int, tag int32, ctx uint32) (bool, error)
 		return false, nil
 	}
 	r.checkAbort()
-	h := transport.Header{
-		Kind: transport.Data, Context: ctx, Src: int32(r.id), Dst: int32(d),
-		Tag: tag, SendID: r.nextID + 1, Size: int64(len(buf)),
-	}
+	// Field by field into a header that stays put: a literal would be
+	// built on the stack and copied with wide loads, which wait for its
+	// narrow stores to reach the cache (decodeShortHeader, package shm).
+	h := &r.rareState().smallHdr // real ranks only: no virtual rank pays for it
+	h.Kind, h.Flags, h.Context = transport.Data, 0, ctx
+	h.Src, h.Dst, h.Tag = int32(r.id), int32(d), tag
+	h.SendID, h.RecvID, h.Size, h.Arrival = r.nextID+1, 0, int64(len(buf)), 0
 	sent, err := route.SendSmall(h, buf)
 	if err != nil {
 		return true, &Error{Class: ClassOther, Msg: "send to rank " + strconv.Itoa(d) + " failed", Err: err}
@@ -81,9 +84,16 @@ func (r *rank) sendSmall(buf []byte, d int, tag int32, ctx uint32) (bool, error)
 // that virtual time and the trace add to it (waitPhase), all of them
 // empty or idle for such a rank. It deals with the
 // inbox's frames until cond holds, parking while there are none (block),
-// or until the inbox is empty (a test).
+// or until the inbox is empty (a test). Before it parks it polls
+// quickPolls times where Park would spin: a small message's answer
+// usually comes within them, and park's bookkeeping for the detectors
+// that look for sleeping ranks (blockedIn, two locked stores) and Park's
+// spin cost a ping-pong's round trip more than the polls
+// (docs/gompirun.md, BENCHMARKS). A rank that polls is not asleep to those
+// detectors, as one in the first checks of Park's spin is not.
 func (r *rank) waitReal(cond func() bool, block bool) {
 	r.checkAbort()
+	polls := 0
 	for !cond() {
 		var f *transport.Frame
 		if block {
@@ -98,9 +108,19 @@ func (r *rank) waitReal(cond func() bool, block bool) {
 		if !block || cond() { // a poll may complete it (takeDirect)
 			return
 		}
+		if polls < quickPolls && r.inbox.SpinsNow() {
+			polls++
+			continue
+		}
 		r.park(cond)
 	}
 }
+
+// quickPolls is how many times waitReal polls before it parks: as many as
+// Park's spin checks between two looks at its Handoff sources
+// (transport's handoffEvery), so frames from those (TCP) wait at most that
+// many checks longer, about a microsecond.
+const quickPolls = 32
 
 // smallRoutes lists the routes of t that take small sends
 // (transport.SmallSender) by world rank, or returns nil when none does,

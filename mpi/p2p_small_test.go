@@ -4,6 +4,7 @@ package mpi
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -26,7 +27,7 @@ func (s *spyRoute) CopiesOnSend(dst int) bool {
 
 func (s *spyRoute) SmallMax() int { return s.tr.(transport.SmallSender).SmallMax() }
 
-func (s *spyRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
+func (s *spyRoute) SendSmall(h *transport.Header, p []byte) (bool, error) {
 	s.asked.Add(1)
 	sent, err := s.tr.(transport.SmallSender).SendSmall(h, p)
 	if sent {
@@ -229,8 +230,8 @@ type smallRoute struct {
 	max int
 }
 
-func (s *smallRoute) SmallMax() int                                    { return s.max }
-func (s *smallRoute) SendSmall(transport.Header, []byte) (bool, error) { return false, nil }
+func (s *smallRoute) SmallMax() int                                     { return s.max }
+func (s *smallRoute) SendSmall(*transport.Header, []byte) (bool, error) { return false, nil }
 
 // TestSmallRoutes: the engine finds each destination's SmallSender once,
 // before the ranks run, and the longest payload any takes; a route that
@@ -394,5 +395,64 @@ func TestSendSmallNotWhileNonblockingCollectives(t *testing.T) {
 	}
 	if small != 0 || frames == 0 {
 		t.Fatalf("Send during an Ibarrier: %d small sends, %d frames", small, frames)
+	}
+}
+
+// pollSpy is a Poller that delivers nothing and counts the polls a rank
+// makes before it parks (blockedIn set).
+type pollSpy struct {
+	r      *rank
+	before atomic.Int64
+}
+
+func (p *pollSpy) Poll(*transport.Inbox) bool {
+	if p.r.blockedIn.Load() == 0 {
+		p.before.Add(1)
+	}
+	return false
+}
+
+// TestWaitRealPollsBeforeParking: a quick rank's blocking wait polls its
+// transports quickPolls times, beside the first poll, before it parks,
+// where its inbox spins; where it does not (no spin, or a SpinGroup with
+// more ranks awake than processors) it parks after the first poll.
+func TestWaitRealPollsBeforeParking(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		spin    transport.Spin
+		crowded bool
+		want    int64
+	}{
+		{"spinning", transport.Spin{Checks: transport.SpinIters}, false, 1 + quickPolls},
+		{"no spin", transport.Spin{}, false, 1},
+		{"crowded", transport.Spin{Checks: transport.SpinIters}, true, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := newConfig(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newWorld(1, 0, 1, cfg)
+			r := w.ranks[0]
+			spy := &pollSpy{r: r}
+			r.inbox.AddPoller(spy)
+			r.inbox.SetSpin(c.spin)
+			if c.crowded {
+				// Two ranks awake on one processor.
+				r.inbox.SetSpinGroup(transport.NewSpinGroup(2, 1))
+			}
+			var done atomic.Bool
+			go func() {
+				for r.blockedIn.Load() == 0 {
+					runtime.Gosched()
+				}
+				done.Store(true)
+				r.inbox.Kick()
+			}()
+			r.waitReal(done.Load, true)
+			if got := spy.before.Load(); got != c.want {
+				t.Fatalf("%d polls before parking, want %d", got, c.want)
+			}
+		})
 	}
 }

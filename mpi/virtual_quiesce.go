@@ -83,7 +83,7 @@ func (c *countingRoute) CopiesOnSend(dst int) bool {
 
 // SendSmall implements transport.SmallSender: as the route it counts
 // for, counting what it sends.
-func (c *countingRoute) SendSmall(h transport.Header, p []byte) (bool, error) {
+func (c *countingRoute) SendSmall(h *transport.Header, p []byte) (bool, error) {
 	if c.small == nil {
 		return false, nil
 	}

@@ -216,6 +216,7 @@ type rankRare struct {
 	pick     *pickState          // a Waitany or Waitsome choosing in virtual time (virtual_waitany.go)
 	pollAt   float64             // the virtual time a poll answers for (polling)
 	sensitiveCounts
+	smallHdr transport.Header // sendSmall's header, written in place for SendSmall to read (p2p_small.go)
 }
 
 // sensitiveCounts counts a rank's temporally sensitive calls and stalls

@@ -410,6 +410,12 @@ func (ib *Inbox) Drained() bool { return ib.taken.drained(&ib.pushed) }
 // that spin on their own before the owner sleeps (SleepWatcher) follow it.
 func (ib *Inbox) Spins() bool { return ib.spin.Checks > 0 || ib.spin.For > 0 }
 
+// SpinsNow reports whether Park would spin now: it spins (Spins) and its
+// SpinGroup is not crowded. An owner that polls a few times on its own
+// before it parks (package mpi's quick ranks) asks it first, so that it
+// leaves the processor to the ranks it shares it with as Park would.
+func (ib *Inbox) SpinsNow() bool { return ib.Spins() && !ib.crowded() }
+
 // HandoffPending reports whether a Handoff source has frames waiting for
 // its goroutine: a source spinning on the owner's behalf stops then.
 func (ib *Inbox) HandoffPending() bool { return ib.handoffPending() }

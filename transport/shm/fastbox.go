@@ -152,30 +152,33 @@ func putShortHeader(b []byte, h *transport.Header, n int) {
 }
 
 // decodeShortHeader decodes a cell's short header into h and returns the
-// payload after it. It never trusts the bytes.
+// payload after it; on an error h is left as it was. It never trusts the
+// bytes. It checks the fields in registers and stores them one by one:
+// a Header literal is built on the stack with narrow stores and copied
+// with wide loads, which cannot take their bytes from those stores and
+// wait until they have reached the cache (docs/transports-shm.md, "Small
+// messages").
 func decodeShortHeader(b []byte, h *transport.Header) ([]byte, error) {
 	if len(b) < shortHeader {
 		return nil, transport.ErrShortHeader
 	}
 	le := binary.LittleEndian
-	*h = transport.Header{
-		Kind:    transport.Kind(b[0] &^ shortKind),
-		Flags:   b[1],
-		Context: le.Uint32(b[4:]),
-		Src:     int32(le.Uint32(b[8:])),
-		Dst:     int32(le.Uint32(b[12:])),
-		Tag:     int32(le.Uint32(b[16:])),
-		SendID:  le.Uint64(b[20:]),
-		Size:    int64(b[2]),
-	}
+	kind, flags, n := transport.Kind(b[0]&^shortKind), b[1], int(b[2])
+	src, dst := int32(le.Uint32(b[8:])), int32(le.Uint32(b[12:]))
 	switch {
-	case h.Kind != transport.Data || h.Flags != 0 || b[3] != 0:
+	case kind != transport.Data || flags != 0 || b[3] != 0:
 		return nil, fmt.Errorf("bad short header (kind %d, flags %d)", b[0], b[1])
-	case h.Src < 0 || h.Dst < 0:
-		return nil, fmt.Errorf("negative rank in short header (%d -> %d)", h.Src, h.Dst)
-	case len(b) != shortHeader+int(h.Size):
-		return nil, fmt.Errorf("short header for %d payload bytes, %d there", h.Size, len(b)-shortHeader)
+	case src < 0 || dst < 0:
+		return nil, fmt.Errorf("negative rank in short header (%d -> %d)", src, dst)
+	case len(b) != shortHeader+n:
+		return nil, fmt.Errorf("short header for %d payload bytes, %d there", n, len(b)-shortHeader)
 	}
+	h.Kind, h.Flags = kind, flags
+	h.Context = le.Uint32(b[4:])
+	h.Src, h.Dst = src, dst
+	h.Tag = int32(le.Uint32(b[16:]))
+	h.SendID, h.RecvID = le.Uint64(b[20:]), 0
+	h.Size, h.Arrival = int64(n), 0
 	return b[shortHeader:], nil
 }
 

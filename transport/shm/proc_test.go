@@ -66,6 +66,9 @@ func echoChild(role string) error {
 		orphan.Store(true)
 		ib.Kick()
 	}()
+	if smallEchoing() {
+		return smallEcho(tr, ib, &orphan)
+	}
 	var user []byte // the "user buffer" a receive copies into, as the engine does
 	for {
 		f := recvUntil(ib, &orphan)

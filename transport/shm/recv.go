@@ -28,7 +28,8 @@ func (t *Transport) Poll(ib *transport.Inbox) bool {
 
 // drain consumes the incoming rings and reports whether it delivered a
 // frame to inbox mine. Without wait (a rank polling) it skips rings another
-// goroutine is reading and takes a bounded batch from each. With wait (the
+// goroutine is reading and takes a bounded batch from each, only the
+// filled cells of one that held no records (takeCells). With wait (the
 // waiter, or a rank about to sleep) it waits for each ring's lock and
 // takes everything the ring held then (consume): the goroutine holding the
 // lock may have looked before the record a sender just woke us for was
@@ -38,14 +39,22 @@ func (t *Transport) drain(mine *transport.Inbox, wait bool) (got bool) {
 		return false
 	}
 	for _, r := range t.in {
-		if r == nil || r.tail.Load() == r.head.Load() && !r.cellReady() {
+		if r == nil {
+			continue
+		}
+		records := r.tail.Load() != r.head.Load()
+		if !records && !r.cellReady() {
 			continue
 		}
 		if !t.lockRing(r, wait) {
 			continue
 		}
-		if r.broken == nil && t.consume(r, wait, mine) {
-			got = true
+		if r.broken == nil {
+			if !records && !wait {
+				got = t.takeCells(r, mine) || got
+			} else if t.consume(r, wait, mine) {
+				got = true
+			}
 		}
 		r.unlock()
 	}
@@ -93,6 +102,38 @@ func (t *Transport) lockRing(r *inRing, wait bool) bool {
 // (showTaken).
 func (t *Transport) consume(r *inRing, all bool, mine *transport.Inbox) (got bool) {
 	got = t.consumeRecords(r, all, mine)
+	t.showTaken(r)
+	return got
+}
+
+// takeCells is consume for a rank polling a ring that held no records
+// when it looked, only filled cells: a small message's usual way, taken
+// without the batch's bookkeeping for records. The cells are taken in
+// order, and before any record published since, as consume would take
+// them (nextInOrder): a record follows every cell filled before it.
+func (t *Transport) takeCells(r *inRing, mine *transport.Inbox) (got bool) {
+	for range r.cells.n() {
+		body, err := r.nextCell()
+		if body == nil && err == nil {
+			break
+		}
+		var to *transport.Inbox
+		if err == nil {
+			if mine != nil && mine.Direct() {
+				to, err = t.handleFrameDirect(r, recCell, body, mine, false)
+			} else {
+				to, err = t.handleFrame(r, recCell, body)
+			}
+		}
+		if err != nil {
+			t.fail(r, err)
+			break
+		}
+		if to == mine && to != nil {
+			got = true
+		}
+		r.release(0)
+	}
 	t.showTaken(r)
 	return got
 }

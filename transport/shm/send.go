@@ -88,8 +88,8 @@ func (t *Transport) Send(f *transport.Frame) error {
 // anything Send must do first: a destination in this process or not yet
 // attached, control records to flush, a cut ring; Send then reports any
 // error.
-func (t *Transport) SendSmall(h transport.Header, p []byte) (bool, error) {
-	if !shortFits(&h, len(p)) {
+func (t *Transport) SendSmall(h *transport.Header, p []byte) (bool, error) {
+	if !shortFits(h, len(p)) {
 		return false, nil
 	}
 	i := t.procOf(int(h.Dst))
@@ -101,7 +101,7 @@ func (t *Transport) SendSmall(h transport.Header, p []byte) (bool, error) {
 		return false, nil
 	}
 	pr.out.mu.Lock()
-	sent := pr.out.cut == nil && pr.nctrl.Load() == 0 && pr.out.putShortCell(&h, p)
+	sent := pr.out.cut == nil && pr.nctrl.Load() == 0 && pr.out.putShortCell(h, p)
 	if sent {
 		notify(pr)
 	}

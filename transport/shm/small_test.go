@@ -17,7 +17,7 @@ import (
 func TestSendSmall(t *testing.T) {
 	g := openGroup(t, "small", 1, 1)
 	tr, ib := g.trs[0], g.inbox(1)
-	h := func(seq, size int) transport.Header { return dataFrame(0, 1, seq, pattern(seq, size)).Header }
+	h := func(seq, size int) *transport.Header { return &dataFrame(0, 1, seq, pattern(seq, size)).Header }
 	expect := func(seq, size int) {
 		t.Helper()
 		f := recvFrame(ib, 10*time.Second)
@@ -58,7 +58,7 @@ func TestSendSmall(t *testing.T) {
 	}
 	for name, change := range decline {
 		hd := h(3, 8)
-		p := change(&hd)
+		p := change(hd)
 		if sent, err := tr.SendSmall(hd, p); sent || err != nil {
 			t.Errorf("%s: SendSmall sent %v, err %v; want it declined", name, sent, err)
 		}
