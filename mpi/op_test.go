@@ -18,7 +18,7 @@ func checkKernel[T ordered](op Op, f func(a, b T) T) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range []int{0, 1, 257} {
+	for _, k := range []int{0, 1, 3, 6, 257} { // sumK and prodK take four a turn
 		in := gen[T](3, 0, k, op == Prod)
 		inout := gen[T](3, 1, k, op == Prod)
 		want := make([]T, k)
@@ -67,9 +67,10 @@ func complexKernels[T ~complex64 | ~complex128](t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := []T{complex(1, 2), complex(-3, 0.5)}
-		inout := []T{complex(2, -1), complex(4, 4)}
-		want := make([]T, 2)
+		// Seven: a turn of four elements and three alone (sumK, prodK).
+		in := []T{complex(1, 2), complex(-3, 0.5), 1i, 2, complex(0.5, -1), -1i, complex(3, 3)}
+		inout := []T{complex(2, -1), complex(4, 4), 3, complex(-2, 1), 1i, complex(1, 1), -2}
+		want := make([]T, len(in))
 		for i := range want {
 			if op == Sum {
 				want[i] = in[i] + inout[i]
