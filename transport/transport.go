@@ -28,11 +28,12 @@ type SendCopier interface {
 // eager DATA with header h (Kind Data, Size len(p)) and payload p as Send
 // would a Frame holding them, but without one: it copies h and p before
 // it returns and keeps neither (h is a pointer so that a header the
-// caller fills in place is not copied again on the way). It reports whether it sent; false with a nil
-// error means only that this route cannot take the message that way now
-// (the destination is in this process or reached otherwise, the payload
-// is too long, earlier frames are still on their way), and the caller
-// sends a Frame instead, in order behind everything SendSmall sent.
+// caller fills in place is not copied again on the way). It reports
+// whether it sent; false with a nil error means only that this route
+// cannot take the message that way now (the destination is in this
+// process or reached otherwise, the payload is too long, earlier frames
+// are still on their way), and the caller sends a Frame instead, in
+// order behind everything SendSmall sent.
 type SmallSender interface {
 	SendSmall(h *Header, p []byte) (sent bool, err error)
 	// SmallMax is the longest payload SendSmall may take: a caller

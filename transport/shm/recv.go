@@ -119,11 +119,7 @@ func (t *Transport) takeCells(r *inRing, mine *transport.Inbox) (got bool) {
 		}
 		var to *transport.Inbox
 		if err == nil {
-			if mine != nil && mine.Direct() {
-				to, err = t.handleFrameDirect(r, recCell, body, mine, false)
-			} else {
-				to, err = t.handleFrame(r, recCell, body)
-			}
+			to, err = t.handle(r, recCell, body, mine, false)
 		}
 		if err != nil {
 			t.fail(r, err)
