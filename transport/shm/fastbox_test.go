@@ -220,3 +220,23 @@ func TestFastboxShortHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeShortHeader: a short header decodes into every field it was
+// written from, zeroing those it does not carry, and a bad one leaves the
+// header it was to fill as it was.
+func TestDecodeShortHeader(t *testing.T) {
+	want := transport.Header{Kind: transport.Data, Context: 5, Src: 3, Dst: 4, Tag: -2, SendID: 1 << 40, Size: 8}
+	b := make([]byte, shortHeader+8)
+	putShortHeader(b, &want, 8)
+	h := transport.Header{RecvID: 9, Arrival: 2.5, Flags: 1}
+	data, err := decodeShortHeader(b, &h)
+	if err != nil || h != want || len(data) != 8 {
+		t.Fatalf("decoded %+v (%d payload bytes, %v), want %+v", h, len(data), err, want)
+	}
+	b[1] = 1 // flags a short header never has
+	kept := transport.Header{Tag: 77}
+	h = kept
+	if _, err := decodeShortHeader(b, &h); err == nil || h != kept {
+		t.Fatalf("a bad short header decoded without error (%v) or changed the header: %+v", err, h)
+	}
+}
